@@ -1,0 +1,84 @@
+// The typed, validated settings of one node, as a YAML file describes them.
+// Defaults mirror rsockets' (librdmacm) where rsockets has the concept.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace riomesh::config {
+
+using duration = std::chrono::nanoseconds;
+
+enum class fabric_kind { automatic, verbs, tcp };
+enum class scheduler_policy { sharing, stealing };
+enum class log_level { trace, debug, info, warn, error, off };
+
+// A host (IPv4 or IPv6 literal, or a name resolved at connect time) and a
+// port. Port 0 on a listen address means "any free port".
+struct endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+  bool operator==(const endpoint& other) const { return host == other.host && port == other.port; }
+};
+
+struct node_settings {
+  std::string name;
+  endpoint listen;
+  fabric_kind fabric = fabric_kind::automatic;
+  std::string device;  // empty: the RDMA device that routes to the address
+};
+
+struct peer_settings {
+  std::string name;
+  endpoint address;
+};
+
+struct cluster_settings {
+  std::vector<peer_settings> peers;
+  std::string secret_file;  // resolved against the config file's folder
+  std::string secret;       // its contents, read at load time
+  bool insecure = false;
+};
+
+// One connection's queues, buffers and timers. Sizes are in bytes.
+struct channel_settings {
+  std::uint32_t sq_size = 384;
+  std::uint32_t rq_size = 384;
+  std::uint32_t inline_size = 64;
+  std::uint64_t send_buffer = 128 * 1024;
+  std::uint64_t recv_buffer = 128 * 1024;
+  // rsockets defaults to 0 slots (no iomap); riomesh needs slots for the
+  // receive arena and for the maps applications make.
+  std::uint32_t iomap_size = 16;
+  duration polling_time = std::chrono::microseconds(10);
+  std::uint64_t eager_threshold = 16 * 1024;
+  std::uint64_t arena = 64ull * 1024 * 1024;
+  std::uint32_t max_pending = 1024;
+  duration keepalive = std::chrono::seconds(1);  // 0: off
+  duration peer_timeout = std::chrono::seconds(5);
+};
+
+struct runtime_settings {
+  std::uint32_t threads = 0;  // 0: one per core
+  scheduler_policy policy = scheduler_policy::sharing;
+};
+
+struct logging_settings {
+  log_level level = log_level::info;
+};
+
+struct settings {
+  node_settings node;
+  cluster_settings cluster;
+  channel_settings channel;
+  runtime_settings runtime;
+  logging_settings logging;
+};
+
+const char* to_string(fabric_kind value);
+const char* to_string(scheduler_policy value);
+const char* to_string(log_level value);
+
+}  // namespace riomesh::config

@@ -1,0 +1,20 @@
+#include <riomesh/config/print.hpp>
+
+#include "schema.hpp"
+
+namespace riomesh::config {
+
+std::string to_yaml(const settings& value) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  for (const auto& section : detail::schema()) {
+    out << YAML::Key << section.name << YAML::Value << YAML::BeginMap;
+    for (const auto& f : section.fields)
+      out << YAML::Key << f.key << YAML::Value << f.show(value);
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return std::string{out.c_str()} + "\n";
+}
+
+}  // namespace riomesh::config

@@ -1,0 +1,65 @@
+#include "validate.hpp"
+
+#include <riomesh/config/address.hpp>
+#include <riomesh/config/units.hpp>
+
+#include <map>
+
+namespace riomesh::config::detail {
+namespace {
+
+void check_peers(const settings& s, reader& in) {
+  std::map<std::string, std::size_t> first;
+  for (std::size_t i = 0; i < s.cluster.peers.size(); ++i) {
+    const auto& peer = s.cluster.peers[i];
+    auto path = "cluster.peers[" + std::to_string(i) + "].name";
+    if (peer.name == s.node.name)
+      in.fail(in.where(path), path + ": '" + peer.name + "' is this node's own name");
+    auto [it, fresh] = first.emplace(peer.name, i);
+    if (!fresh)
+      in.fail(in.where(path),
+              path + ": duplicate peer name '" + peer.name + "' (first at " +
+                  in.where("cluster.peers[" + std::to_string(it->second) + "].name").to_string() +
+                  ")");
+  }
+}
+
+// Without a secret any process that reaches the port could map our memory:
+// only loopback is safe, unless the user says otherwise in so many words.
+void check_exposure(const settings& s, reader& in) {
+  if (!s.cluster.secret.empty() || s.cluster.insecure || is_loopback(s.node.listen))
+    return;
+  in.fail(in.where("node.listen"),
+          "node.listen: " + to_string(s.node.listen) +
+              " is not a loopback address, and the cluster has no secret_file; set "
+              "cluster.secret_file, or cluster.insecure: true to accept unauthenticated peers");
+}
+
+void check_channel(const channel_settings& c, reader& in) {
+  if (c.recv_buffer % 2 != 0)
+    in.fail(in.where("channel.recv_buffer"),
+            "channel.recv_buffer: " + format_size(c.recv_buffer) +
+                " must be even: the ring is published to the peer in two halves");
+  if (c.eager_threshold > c.arena)
+    in.fail(in.where("channel.eager_threshold"),
+            "channel.eager_threshold: " + format_size(c.eager_threshold) +
+                " is larger than channel.arena (" + format_size(c.arena) +
+                "): no placed buffer could ever fit");
+  // Point at whichever of the two the user wrote.
+  auto timers = in.is_set("channel.peer_timeout") ? "channel.peer_timeout" : "channel.keepalive";
+  if (c.keepalive.count() != 0 && c.peer_timeout <= c.keepalive)
+    in.fail(in.where(timers),
+            "channel.peer_timeout: " + format_duration(c.peer_timeout) +
+                " must be longer than channel.keepalive (" + format_duration(c.keepalive) +
+                "), or a live peer would be declared lost between two keepalives");
+}
+
+}  // namespace
+
+void validate(const settings& value, reader& in) {
+  check_peers(value, in);
+  check_exposure(value, in);
+  check_channel(value.channel, in);
+}
+
+}  // namespace riomesh::config::detail

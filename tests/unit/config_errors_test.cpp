@@ -1,0 +1,147 @@
+// Each class of config error: its message and the position it names.
+#include "config_test_util.hpp"
+
+using namespace riomesh;
+using test::minimal;
+using test::problem;
+using test::problems;
+
+TEST_CASE("unknown keys and sections suggest the closest valid one") {
+  CHECK(problem(minimal + "channel:\n  sq_sise: 10\n") ==
+        "node.yaml:5:3: channel: unknown key 'sq_sise'; did you mean 'sq_size'?");
+  CHECK(problem(minimal + "chanel:\n  sq_size: 16\n") ==
+        "node.yaml:4:1: unknown section 'chanel'; did you mean 'channel'?");
+  CHECK(problem(minimal + "runtime:\n  colour: red\n") ==
+        "node.yaml:5:3: runtime: unknown key 'colour' (valid: threads, policy)");
+  auto misspelt =
+      problems(minimal + "cluster:\n  peers:\n    - {name: a, adress: '127.0.0.1:1'}\n");
+  REQUIRE(misspelt.size() == 2);
+  CHECK(misspelt[0] ==
+        "node.yaml:6:17: cluster.peers[0]: unknown key 'adress'; did you mean 'address'?");
+  CHECK(misspelt[1] == "node.yaml:6:7: cluster.peers[0]: missing required key 'address'");
+}
+
+TEST_CASE("wrong types name what was expected and what was found") {
+  CHECK(problem(minimal + "channel:\n  sq_size: [1, 2]\n") ==
+        "node.yaml:5:12: channel.sq_size: expected a whole number, found a list");
+  CHECK(problem(minimal + "channel:\n  sq_size: abc\n") ==
+        "node.yaml:5:12: channel.sq_size: expected a whole number, found 'abc'");
+  CHECK(problem(minimal + "cluster:\n  insecure: yes\n") ==
+        "node.yaml:5:13: cluster.insecure: expected true or false, found 'yes'");
+  CHECK(problem(minimal + "channel:\n  keepalive: 10\n") ==
+        "node.yaml:5:14: channel.keepalive: '10' is not a duration: a whole number with a "
+        "unit (ns, us, ms, s, min)");
+  CHECK(problem(minimal + "node2: 1\n") ==
+        "node.yaml:4:1: unknown section 'node2'; did you mean 'node'?");
+  CHECK(problem(minimal + "logging: debug\n") ==
+        "node.yaml:4:1: logging: expected a mapping of settings");
+  CHECK(problem("node:\n  name: n1\n  listen: 127.0.0.1:1\n  fabric: rdma\n") ==
+        "node.yaml:4:11: node.fabric: 'rdma' is not one of auto, verbs, tcp");
+  CHECK(problem(minimal + "cluster:\n  peers: {a: 1}\n") ==
+        "node.yaml:5:10: cluster.peers: expected a list of {name, address} entries");
+  CHECK(problem(minimal + "channel:\n  sq_size:\n") ==
+        "node.yaml:5:3: channel.sq_size: no value given");
+}
+
+TEST_CASE("values out of range give the range") {
+  CHECK(problem(minimal + "channel:\n  sq_size: 0\n") ==
+        "node.yaml:5:12: channel.sq_size: 0 is out of range (16 .. 65534)");
+  CHECK(problem(minimal + "channel:\n  rq_size: 65535\n") ==
+        "node.yaml:5:12: channel.rq_size: 65535 is out of range (16 .. 65534)");
+  CHECK(problem(minimal + "channel:\n  send_buffer: 1KiB\n") ==
+        "node.yaml:5:16: channel.send_buffer: 1KiB is below the minimum 4KiB");
+  CHECK(problem(minimal + "channel:\n  arena: 8GiB\n") ==
+        "node.yaml:5:10: channel.arena: 8GiB does not fit: the maximum is 2GiB (an iomap "
+        "entry's length is 32 bits)");
+  CHECK(problem(minimal + "channel:\n  arena: 99999999999999999999\n")
+            .find("node.yaml:5:10: channel.arena: '99999999999999999999' is not a size") == 0);
+  CHECK(problem(minimal + "channel:\n  iomap_size: 200\n") ==
+        "node.yaml:5:15: channel.iomap_size: 200 cannot be announced to the peer: the wire "
+        "carries 0..128 exactly, then multiples of 256 up to 32512 (use 128 or 256)");
+  CHECK(problem(minimal + "channel:\n  iomap_size: 1000\n").find("(use 768 or 1024)") !=
+        std::string::npos);
+  CHECK(problem(minimal + "channel:\n  polling_time: 2s\n") ==
+        "node.yaml:5:17: channel.polling_time: 2s is out of range (0 .. 1s)");
+  CHECK(problem(minimal + "runtime:\n  threads: 0\n") ==
+        "node.yaml:5:12: runtime.threads: 0 is out of range (1 .. 256), or auto");
+}
+
+TEST_CASE("malformed addresses and ports") {
+  CHECK(problem("node:\n  name: n1\n  listen: 127.0.0.1\n") ==
+        "node.yaml:3:11: node.listen: malformed address '127.0.0.1': expected host:port "
+        "(e.g. 127.0.0.1:7471)");
+  CHECK(problem("node:\n  name: n1\n  listen: 127.0.0.1:99999\n") ==
+        "node.yaml:3:11: node.listen: malformed address '127.0.0.1:99999': port 99999 is out "
+        "of range (0 .. 65535)");
+  CHECK(problem(minimal + "cluster:\n  peers:\n    - name: a\n      address: 1.2.3:4\n") ==
+        "node.yaml:7:16: cluster.peers[0].address: malformed address '1.2.3:4': '1.2.3' is "
+        "not an IPv4 address");
+}
+
+TEST_CASE("missing required keys and sections") {
+  CHECK(problem("node:\n  name: n1\n") == "node.yaml:1:1: node: missing required key 'listen'");
+  CHECK(problem("channel:\n  sq_size: 16\n") ==
+        "node.yaml:1:1: missing required section 'node' (with name, listen)");
+  CHECK(problem("") ==
+        "node.yaml:1:1: the file is empty; a node needs at least node.name and node.listen");
+  CHECK(problem(minimal + "cluster:\n  peers:\n    - name: a\n") ==
+        "node.yaml:6:7: cluster.peers[0]: missing required key 'address'");
+}
+
+TEST_CASE("duplicates: peer names, keys, the node's own name") {
+  CHECK(problem(minimal + "cluster:\n  peers:\n    - name: a\n      address: 127.0.0.1:1\n"
+                          "    - name: a\n      address: 127.0.0.1:2\n") ==
+        "node.yaml:8:13: cluster.peers[1].name: duplicate peer name 'a' (first at "
+        "node.yaml:6:13)");
+  CHECK(problem(minimal + "cluster:\n  peers:\n    - {name: n1, address: '127.0.0.1:1'}\n") ==
+        "node.yaml:6:14: cluster.peers[0].name: 'n1' is this node's own name");
+  CHECK(problem("node:\n  name: a\n  name: b\n  listen: 127.0.0.1:1\n") ==
+        "node.yaml:3:3: node.name: set twice (first at node.yaml:2:9)");
+  CHECK(problem(minimal + "node:\n  fabric: tcp\n") ==
+        "node.yaml:4:1: node: section appears twice");
+}
+
+TEST_CASE("secret files: unreadable, too short") {
+  CHECK(problem(minimal + "cluster:\n  secret_file: /nonexistent/secret\n") ==
+        "node.yaml:5:16: cluster.secret_file: cannot read secret file '/nonexistent/secret'");
+  auto path = test::temp_file("short.secret", "tooshort\n");
+  CHECK(problem(minimal + "cluster:\n  secret_file: " + path + "\n") ==
+        "node.yaml:5:16: cluster.secret_file: secret file '" + path +
+            "' holds 8 bytes; at least 16 are needed");
+}
+
+TEST_CASE("checks across keys point at the key that must change") {
+  CHECK(problem("node:\n  name: n1\n  listen: 0.0.0.0:7471\n") ==
+        "node.yaml:3:11: node.listen: 0.0.0.0:7471 is not a loopback address, and the cluster "
+        "has no secret_file; set cluster.secret_file, or cluster.insecure: true to accept "
+        "unauthenticated peers");
+  CHECK(
+      problems("node:\n  name: n1\n  listen: 0.0.0.0:7471\ncluster:\n  insecure: true\n").empty());
+  CHECK(problem(minimal + "channel:\n  arena: 1MiB\n  eager_threshold: 2MiB\n") ==
+        "node.yaml:6:20: channel.eager_threshold: 2MiB is larger than channel.arena (1MiB): "
+        "no placed buffer could ever fit");
+  CHECK(problem(minimal + "channel:\n  keepalive: 5s\n") ==
+        "node.yaml:5:14: channel.peer_timeout: 5s must be longer than channel.keepalive (5s), "
+        "or a live peer would be declared lost between two keepalives");
+  CHECK(problem(minimal + "channel:\n  recv_buffer: 4097\n") ==
+        "node.yaml:5:16: channel.recv_buffer: 4097B must be even: the ring is published to "
+        "the peer in two halves");
+}
+
+TEST_CASE("YAML syntax errors carry the parser's position") {
+  auto p = problem("node:\n  name: [n1\n  listen: 127.0.0.1:1\n");
+  CHECK(p.find("node.yaml:") == 0);
+  CHECK(p.find(": YAML syntax error: ") != std::string::npos);
+}
+
+TEST_CASE("all problems of a file are reported at once, in file order") {
+  auto all = problems(
+      "node:\n  name: n1\n  listen: 127.0.0.1:1\nchannel:\n  sq_size: 0\n  inline: x\n"
+      "logging:\n  level: loud\n");
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].find("node.yaml:5:12: channel.sq_size") == 0);
+  CHECK(all[1].find("node.yaml:6:11: channel.inline") == 0);
+  CHECK(all[2] ==
+        "node.yaml:8:10: logging.level: 'loud' is not one of trace, debug, info, warn, error, "
+        "off");
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, builds with warnings as errors,
+# runs the unit tests under AddressSanitizer + UBSan, then the whole suite.
+# ctest's summary of the whole suite is the last thing printed.
+#
+# Usage: tools/test.sh [ctest args...]   e.g. tools/test.sh -L unit
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/tools/deps.sh"
+
+echo "== sanitizer build (address, undefined): unit tests"
+"$root/tools/build.sh" "$root/build-asan" -DRIOMESH_WERROR=ON \
+  -DCMAKE_BUILD_TYPE=Debug -DRIOMESH_SANITIZE=address,undefined >/dev/null
+(cd "$root/build-asan" && ctest -L unit --output-on-failure --timeout 300 -j "$(nproc)")
+
+echo "== release build: all tests"
+"$root/tools/build.sh" "$root/build" -DRIOMESH_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cd "$root/build"
+exec ctest --output-on-failure --timeout 900 "$@"
