@@ -5,5 +5,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/deps.sh"
-"$root/tools/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+"$root/tools/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 exec "$root/build/tools/riomesh" config show "$root/examples/node.yaml" "$@"

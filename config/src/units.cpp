@@ -74,8 +74,8 @@ std::optional<std::uint64_t> scale(std::uint64_t number, std::string_view suffix
   return std::nullopt;
 }
 
-template <std::size_t N>
-std::string format(std::uint64_t value, const unit (&units)[N], std::size_t count,
+// The largest of the first `count` units that divides `value` exactly.
+std::string format(std::uint64_t value, const unit* units, std::size_t count,
                    std::string_view zero) {
   if (value == 0)
     return std::string{zero};
