@@ -58,7 +58,7 @@ TEST_CASE("verbs requested but not available is an error, not a fallback") {
   CHECK(d.reason == "verbs requested, but no RDMA device named 'mlx9'");
 }
 
-TEST_CASE("a named device is used when usable; tcp is used when asked") {
+TEST_CASE("a named device is used when usable, tcp when asked") {
   auto d = channels::choose_fabric(node(fabric_kind::verbs, "rxe0"), {siw, rxe});
   CHECK(d.ok);
   CHECK(d.device == "rxe0");

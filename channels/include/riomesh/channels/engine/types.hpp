@@ -1,0 +1,128 @@
+// The vocabulary between the rsocket engine and whoever drives it: memory it
+// may use, work it asks to be posted, completions and calls it takes, events
+// it reports. No verbs types: a fabric translates.
+#pragma once
+
+#include <riomesh/channels/wire/constants.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace riomesh::engine {
+
+// A registered memory region: where it is, its keys.
+struct region {
+  unsigned char* base = nullptr;
+  std::size_t length = 0;
+  std::uint32_t lkey = 0;
+  std::uint32_t rkey = 0;
+  std::uint64_t addr() const { return reinterpret_cast<std::uint64_t>(base); }
+};
+
+// The memory of one connection, registered by the fabric before start().
+struct regions {
+  region target_list;  // wire::target_list_size(iomap_slots) bytes, zeroed, remote-writable
+  region recv_ring;    // even length; the peer writes stream bytes here
+  region send_ring;    // local staging for stream bytes and control payloads
+};
+
+struct params {
+  std::uint32_t sq_size = 384;
+  std::uint32_t rq_size = 384;  // also the credits we grant
+  std::uint32_t inline_size = 64;
+  std::uint32_t iomap_slots = 0;  // slots the peer may publish into (wire-exact count)
+  std::uint32_t first_chunk = wire::first_chunk;
+  std::uint32_t max_transfer = wire::max_transfer;
+  std::uint32_t max_write = 1u << 30;  // largest single zero-copy riowrite
+};
+
+enum class work_kind : std::uint8_t { write_with_imm, write, post_recv };
+
+struct local_sge {
+  std::uint64_t addr = 0;
+  std::uint32_t length = 0;
+  std::uint32_t lkey = 0;
+};
+
+// One work request for the fabric to post, in order.
+struct work {
+  work_kind kind = work_kind::write;
+  std::uint64_t wr_id = 0;
+  std::uint64_t remote_addr = 0;
+  std::uint32_t rkey = 0;
+  std::uint32_t imm = 0;  // host order; the fabric converts
+  std::uint8_t num_sge = 0;
+  bool inline_data = false;  // small enough to copy into the work request
+  std::array<local_sge, 2> sge{};
+  std::uint32_t recv_count = 0;  // post_recv: that many zero-SGE receives
+
+  std::uint64_t length() const {
+    std::uint64_t n = 0;
+    for (std::uint8_t i = 0; i < num_sge; ++i)
+      n += sge[i].length;
+    return n;
+  }
+};
+
+enum class completion_status : std::uint8_t {
+  success,
+  flushed,             // the QP went to error before this request ran
+  remote_access,       // bad rkey or out-of-bounds at the responder
+  rnr_retry_exceeded,  // the responder had no receive posted, retries ran out
+  retry_exceeded,      // the responder stopped answering
+  local_error,         // bad lkey, length, or local QP error
+  other,
+};
+
+struct send_completion {
+  std::uint64_t wr_id = 0;
+  completion_status status = completion_status::success;
+  std::string detail;  // the fabric's own words, e.g. the verbs status string
+};
+
+struct recv_completion {
+  std::uint32_t imm = 0;       // host order
+  std::uint32_t byte_len = 0;  // payload length of the write that consumed the receive
+  completion_status status = completion_status::success;
+  std::string detail;
+};
+
+enum class event_kind : std::uint8_t {
+  readable,      // stream bytes, or end of stream, can be read
+  writable,      // a send or riowrite that would block can go on
+  iowrite_done,  // `token`'s writes completed; its source may be reused
+  peer_iomap,    // the peer published iomap slot `index`
+  closed,        // disconnected or failed; reason() says which
+};
+
+struct event {
+  event_kind kind = event_kind::readable;
+  std::uint64_t token = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t index = 0;
+};
+
+enum class status : std::uint8_t {
+  ok,
+  would_block,  // accepted only `bytes`; wait for a writable event
+  eof,          // the peer shut down its sending side and all bytes are read
+  closed,       // the connection failed or the peer disconnected: see reason()
+  shut_down,    // this side shut that direction down
+  no_mapping,   // riowrite: no peer iomap entry holds the offset
+  no_space,     // riomap: no free slot in the peer's iomap table
+  invalid,      // a call's arguments contradict the state (overlap, unknown map)
+};
+
+struct io_result {
+  std::size_t bytes = 0;
+  status st = status::ok;
+};
+
+enum class shutdown_how : std::uint8_t { read, write, both };
+
+const char* to_string(status value);
+const char* to_string(completion_status value);
+
+}  // namespace riomesh::engine

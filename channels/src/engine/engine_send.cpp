@@ -1,0 +1,225 @@
+// The sending half of the rsocket engine: stream DATA into the peer's
+// published halves, iomap publications, and riowrite.
+#include <riomesh/channels/engine/engine.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace riomesh::engine {
+
+bool engine::has_credit() const { return sseq_no_ != sseq_comp_; }
+
+wire::sge engine::current_target() const {
+  return wire::decode_sge(mem_.target_list.base + wire::sge_size * target_slot_,
+                          wire::host_order());
+}
+
+// The slot is updated in its registered memory before the write is posted:
+// once the last bytes of a half are on the wire, the peer may republish into
+// this very slot, and must find it already exhausted (rsocket-wire.md §3.2).
+void engine::consume_target(std::uint32_t n) {
+  auto slot = current_target();
+  slot.addr += n;
+  slot.length -= n;
+  wire::encode(slot, mem_.target_list.base + wire::sge_size * target_slot_, wire::host_order());
+  if (slot.length == 0)
+    target_slot_ = (target_slot_ + 1) % wire::target_sgl_slots;
+}
+
+bool engine::can_send() const {
+  return phase_ == phase::connected && write_open_ && queue_.data_available() &&
+         ring_.available() >= low_water_ && has_credit() && current_target().length > 0;
+}
+
+void engine::note_blocked(bool stream) {
+  (stream ? stream_blocked_ : iowrite_blocked_) = true;
+  if (stream && !has_credit())
+    ++credit_stalls_;
+}
+
+void engine::check_writable() {
+  bool stream = stream_blocked_ && can_send() && !iomaps_.has_pending();
+  bool iowrite = iowrite_blocked_ && phase_ == phase::connected && queue_.data_available() &&
+                 ring_.available() >= low_water_;
+  if (!stream && !iowrite)
+    return;
+  stream_blocked_ = iowrite_blocked_ = false;
+  emit({event_kind::writable});
+}
+
+std::optional<io_result> engine::refuse_write() const {
+  if (phase_ == phase::idle)
+    return io_result{0, status::invalid};
+  if (failed() || (phase_ == phase::disconnected && write_open_))
+    return io_result{0, status::closed};
+  if (!write_open_)
+    return io_result{0, status::shut_down};
+  return std::nullopt;
+}
+
+// Entries go out before any later DATA, so the peer has them by the time it
+// reads whatever announces them.
+bool engine::publish_iomaps() {
+  while (iomaps_.has_pending()) {
+    if (phase_ != phase::connected || !queue_.data_available() ||
+        ring_.available() < wire::iomap_entry_size || (peer_counts_iomap_ && !has_credit())) {
+      note_blocked(true);
+      return false;
+    }
+    const auto& pub = iomaps_.next_pending();
+    unsigned char entry[wire::iomap_entry_size];
+    wire::encode(pub.entry, entry, peer_order_);
+    work w;
+    w.kind = work_kind::write_with_imm;
+    w.remote_addr = peer_iomap_.addr + wire::iomap_entry_size * pub.index;
+    w.rkey = peer_iomap_.key;
+    w.imm = *wire::encode({wire::op::iomap_sgl, pub.index});
+    w.num_sge = ring_.put(entry, sizeof entry, w.sge);
+    w.inline_data = sizeof entry <= params_.inline_size;
+    posted_wr record;
+    record.role = wr_role::iomap;
+    record.ring_bytes = sizeof entry;
+    // A plain rsocket never returns the credit of an IOMAP_SGL (its known
+    // leak): count it only toward a peer that counts it back.
+    if (peer_counts_iomap_)
+      ++sseq_no_;
+    iomaps_.pop_pending();
+    post(w, record);
+  }
+  return true;
+}
+
+io_result engine::send(const void* data, std::size_t length) {
+  if (auto refused = refuse_write())
+    return *refused;
+  return write_stream(static_cast<const unsigned char*>(data), length);
+}
+
+io_result engine::write_stream(const unsigned char* data, std::size_t length) {
+  if (length == 0)
+    return {0, status::ok};
+  if (!publish_iomaps())
+    return {0, status::would_block};
+  // Small first, doubling: the first bytes leave early and big sends still
+  // end up in max_transfer pieces (rsend's overlap scheme, §3.2).
+  std::size_t chunk_limit = std::min(params_.first_chunk, params_.max_transfer);
+  std::size_t sent = 0;
+  while (sent < length && can_send()) {
+    std::size_t left = length - sent;
+    std::size_t chunk = std::min(chunk_limit, left);
+    if (chunk_limit < left)
+      chunk_limit = std::min<std::size_t>(chunk_limit * 2, params_.max_transfer);
+    chunk = std::min({chunk, ring_.available(), std::size_t{current_target().length},
+                      std::size_t{wire::max_data_length}});
+    auto target = current_target();
+    work w;
+    w.kind = work_kind::write_with_imm;
+    w.remote_addr = target.addr;
+    w.rkey = target.key;
+    w.imm = *wire::encode({wire::op::data, static_cast<std::uint32_t>(chunk)});
+    w.num_sge = ring_.put(data + sent, chunk, w.sge);
+    w.inline_data = chunk <= params_.inline_size;
+    consume_target(static_cast<std::uint32_t>(chunk));
+    ++sseq_no_;
+    posted_wr record;
+    record.role = wr_role::data;
+    record.ring_bytes = static_cast<std::uint32_t>(chunk);
+    post(w, record);
+    sent += chunk;
+  }
+  if (sent < length) {
+    note_blocked(true);
+    return {sent, status::would_block};
+  }
+  return {sent, status::ok};
+}
+
+std::optional<wire::iomap_entry> engine::find_target_iomap(std::uint64_t offset) const {
+  for (std::uint32_t i = 0; i < params_.iomap_slots; ++i) {
+    auto entry = target_iomap(i);
+    if (entry.contains(offset))
+      return entry;
+  }
+  return std::nullopt;
+}
+
+wire::iomap_entry engine::target_iomap(std::uint32_t index) const {
+  if (index >= params_.iomap_slots)
+    return {};
+  return wire::decode_iomap_entry(mem_.target_list.base + wire::iomap_slot_offset(index),
+                                  wire::host_order());
+}
+
+io_result engine::riowrite(const local_sge& source, std::uint64_t offset, std::uint64_t token) {
+  if (auto refused = refuse_write())
+    return *refused;
+  return write_mapped(nullptr, &source, source.length, offset, token);
+}
+
+io_result engine::riowrite_copy(const void* data, std::size_t length, std::uint64_t offset) {
+  if (auto refused = refuse_write())
+    return *refused;
+  return write_mapped(static_cast<const unsigned char*>(data), nullptr, length, offset, 0);
+}
+
+// Writes [offset, offset + length) of the peer's mapped space, one mapping
+// at a time: a write never crosses the end of an entry.
+io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* source,
+                               std::size_t length, std::uint64_t offset, std::uint64_t token) {
+  if (length == 0)
+    return {0, status::ok};
+  if (offset > std::numeric_limits<std::uint64_t>::max() - length)
+    return {0, status::invalid};
+  if (!publish_iomaps())
+    return {0, status::would_block};
+  std::size_t chunk_limit = std::min(params_.first_chunk, params_.max_transfer);
+  std::size_t written = 0;
+  status stopped = status::ok;
+  while (written < length) {
+    std::uint64_t at = offset + written;
+    auto entry = find_target_iomap(at);
+    if (!entry) {
+      stopped = status::no_mapping;
+      break;
+    }
+    std::size_t left = length - written;
+    std::size_t in_entry = entry->target.length - (at - entry->offset);
+    if (!queue_.data_available() ||
+        (copy_from && ring_.available() < std::min<std::size_t>(low_water_, left))) {
+      note_blocked(false);
+      stopped = status::would_block;
+      break;
+    }
+    work w;
+    w.kind = work_kind::write;
+    w.remote_addr = entry->target.addr + (at - entry->offset);
+    w.rkey = entry->target.key;
+    posted_wr record;
+    record.role = wr_role::iowrite;
+    record.token = token;
+    std::size_t chunk;
+    if (copy_from) {
+      chunk = std::min(chunk_limit, left);
+      if (chunk_limit < left)
+        chunk_limit = std::min<std::size_t>(chunk_limit * 2, params_.max_transfer);
+      chunk = std::min({chunk, ring_.available(), in_entry});
+      w.num_sge = ring_.put(copy_from + written, chunk, w.sge);
+      record.ring_bytes = static_cast<std::uint32_t>(chunk);
+    } else {
+      chunk = std::min({left, in_entry, std::size_t{params_.max_write}});
+      w.sge[0] = {source->addr + written, static_cast<std::uint32_t>(chunk), source->lkey};
+      w.num_sge = 1;
+    }
+    w.inline_data = chunk <= params_.inline_size;
+    post(w, record);
+    written += chunk;
+  }
+  if (written > 0) {
+    auto& last = queue_.newest();
+    last.last = true;
+    last.token_bytes = written;
+  }
+  return {written, stopped};
+}
+
+}  // namespace riomesh::engine
