@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 echo "== sanitizer build (address, undefined): unit tests"
 "$root/tools/build.sh" "$root/build-asan" -DRIOMESH_WERROR=ON \
-  -DCMAKE_BUILD_TYPE=Debug -DRIOMESH_SANITIZE=address,undefined >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIOMESH_SANITIZE=address,undefined >/dev/null
 (cd "$root/build-asan" && ctest -L unit --output-on-failure --timeout 300 -j "$(nproc)")
 
 echo "== release build: all tests"

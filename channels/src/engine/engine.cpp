@@ -33,7 +33,9 @@ engine::engine(const params& p, const regions& mem)
 
 wire::conn_data engine::local_conn_data() const {
   wire::conn_data cd;
-  cd.flags = wire::flag_iomap | wire::flag_iomap_credit;
+  cd.flags = wire::flag_iomap;
+  if (params_.iomap_credit)
+    cd.flags |= wire::flag_iomap_credit;
   if (wire::host_order() == wire::byte_order::big)
     cd.flags |= wire::flag_big_endian;
   cd.credits = static_cast<std::uint16_t>(params_.rq_size);

@@ -125,7 +125,8 @@ void engine::on_iomap_sgl(std::uint32_t index, std::uint32_t byte_len) {
   if (index >= params_.iomap_slots)
     return protocol_error("IOMAP_SGL for slot " + std::to_string(index) + ", but " +
                           std::to_string(params_.iomap_slots) + " were offered");
-  window_.count_message();
+  if (params_.iomap_credit)
+    window_.count_message();
   emit({event_kind::peer_iomap, 0, 0, index});
 }
 

@@ -134,6 +134,23 @@ io_result engine::write_stream(const unsigned char* data, std::size_t length) {
   return {sent, status::ok};
 }
 
+iomap_table::added engine::riomap(const region& r, bool remote_write,
+                                  std::optional<std::uint64_t> offset) {
+  if (phase_ != phase::connected)
+    return {failed() || phase_ == phase::disconnected ? status::closed : status::invalid};
+  auto added = iomaps_.add(r, remote_write, offset);
+  if (added.st == status::ok)
+    publish_iomaps();
+  return added;
+}
+
+status engine::riounmap(std::uint64_t addr, std::uint64_t length) {
+  auto st = iomaps_.remove(addr, length);
+  if (st == status::ok && phase_ == phase::connected)
+    publish_iomaps();
+  return st;
+}
+
 std::optional<wire::iomap_entry> engine::find_target_iomap(std::uint64_t offset) const {
   for (std::uint32_t i = 0; i < params_.iomap_slots; ++i) {
     auto entry = target_iomap(i);
@@ -214,7 +231,7 @@ io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* 
     post(w, record);
     written += chunk;
   }
-  if (written > 0) {
+  if (written > 0 && source) {  // a copy is reusable at once: nothing to report
     auto& last = queue_.newest();
     last.last = true;
     last.token_bytes = written;

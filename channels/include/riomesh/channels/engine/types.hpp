@@ -36,6 +36,9 @@ struct params {
   std::uint32_t first_chunk = wire::first_chunk;
   std::uint32_t max_transfer = wire::max_transfer;
   std::uint32_t max_write = 1u << 30;  // largest single zero-copy riowrite
+  // Count an arriving IOMAP_SGL as a consumed message and say so in the
+  // connection data (wire::flag_iomap_credit). Off: behave as a plain rsocket.
+  bool iomap_credit = true;
 };
 
 enum class work_kind : std::uint8_t { write_with_imm, write, post_recv };

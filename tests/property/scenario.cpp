@@ -1,0 +1,601 @@
+#include "scenario.hpp"
+
+#include <pair.hpp>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace riomesh::property {
+namespace {
+
+using engine::status;
+
+struct failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void expect(bool condition, const std::string& what) {
+  if (!condition)
+    throw failure(what);
+}
+
+// Deterministic stream bytes (splitmix64), one generator per direction.
+class byte_stream {
+ public:
+  explicit byte_stream(std::uint64_t seed) : state_(seed) {}
+  unsigned char next() {
+    if (left_ == 0) {
+      std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      word_ = z ^ (z >> 31);
+      left_ = 8;
+    }
+    auto b = static_cast<unsigned char>(word_);
+    word_ >>= 8;
+    --left_;
+    return b;
+  }
+
+ private:
+  std::uint64_t state_, word_ = 0;
+  int left_ = 0;
+};
+
+std::uint64_t checksum(const unsigned char* p, std::size_t n) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (std::size_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+template <class T>
+void put(std::vector<unsigned char>& out, T v) {
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    out.push_back(static_cast<unsigned char>(v >> (8 * i)));
+}
+template <class T>
+T get(const unsigned char* p) {
+  T v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    v |= static_cast<T>(static_cast<T>(p[i]) << (8 * i));
+  return v;
+}
+
+std::vector<unsigned char> record(char type, const std::vector<unsigned char>& body) {
+  std::vector<unsigned char> out{static_cast<unsigned char>(type)};
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(body.size()));
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+struct config {
+  sim::side_config side[2];
+  std::uint64_t budget[2] = {0, 0};
+  int send_bias = 50;  // percent of application actions that send
+  bool cut = false;
+  std::uint64_t cut_at = 0;
+
+  std::string describe() const {
+    std::ostringstream s;
+    for (int i = 0; i < 2; ++i) {
+      const auto& c = side[i];
+      s << (i ? " b{" : "a{") << "sq=" << c.params.sq_size << " rq=" << c.params.rq_size
+        << " inline=" << c.params.inline_size << " rbuf=" << c.recv_ring
+        << " sbuf=" << c.send_ring << " iomap=" << c.params.iomap_slots
+        << " credit=" << c.params.iomap_credit << " first=" << c.params.first_chunk
+        << " bytes=" << budget[i] << "}";
+    }
+    s << " send_bias=" << send_bias;
+    if (cut)
+      s << " cut_at=" << cut_at;
+    return s.str();
+  }
+};
+
+template <class T, std::size_t N>
+T pick(std::mt19937_64& rng, const T (&choices)[N]) {
+  return choices[rng() % N];
+}
+
+config draw(std::mt19937_64& rng, const limits& lim) {
+  config c;
+  for (auto& s : c.side) {
+    s.params.sq_size = pick(rng, {4u, 8u, 16u, 64u, 384u});
+    s.params.rq_size = pick(rng, {4u, 8u, 16u, 64u, 384u});
+    s.params.inline_size = pick(rng, {0u, 16u, 64u, 256u});
+    s.params.iomap_slots = pick(rng, {0u, 1u, 4u, 16u});
+    s.params.iomap_credit = rng() % 4 != 0;
+    s.recv_ring = pick(rng, {std::size_t{64}, std::size_t{256}, std::size_t{4096},
+                             std::size_t{65536}, std::size_t{262144}});
+    s.send_ring = pick(rng, {std::size_t{128}, std::size_t{512}, std::size_t{8192},
+                             std::size_t{131072}});
+    if (lim.min_stream_bytes > 0) {
+      s.recv_ring = pick(rng, {std::size_t{65536}, std::size_t{262144}, std::size_t{1u << 20}});
+      s.send_ring = pick(rng, {std::size_t{8192}, std::size_t{131072}});
+    }
+    if (lim.tiny) {
+      s.params.sq_size = pick(rng, {4u, 8u});
+      s.params.rq_size = pick(rng, {4u, 8u});
+      s.recv_ring = pick(rng, {std::size_t{64}, std::size_t{256}});
+      s.send_ring = 128;
+    }
+    s.params.first_chunk = s.recv_ring < 4096 ? 16 : 2048;
+  }
+  for (int i = 0; i < 2; ++i) {
+    // Log-uniform from 1 byte to the limit, and no more than the peer's
+    // ring can carry in a sensible number of steps.
+    double exponent = std::uniform_real_distribution<double>(
+        0, std::log2(static_cast<double>(lim.max_stream_bytes)))(rng);
+    auto bytes = static_cast<std::uint64_t>(std::exp2(exponent));
+    c.budget[i] = std::min<std::uint64_t>(bytes, c.side[1 - i].recv_ring * 512);
+    if (lim.min_stream_bytes > 0)
+      c.budget[i] = lim.min_stream_bytes + rng() % (lim.max_stream_bytes - lim.min_stream_bytes);
+  }
+  c.send_bias = lim.tiny ? 90 : pick(rng, {30, 50, 90});
+  c.cut = lim.allow_cut && rng() % 10 == 0;
+  c.cut_at = 1 + rng() % 20000;
+  return c;
+}
+
+class app {
+ public:
+  app(int me, std::uint64_t stream_seed_out, std::uint64_t stream_seed_in, sim::engine_pair& pair,
+      std::uint64_t budget, outcome& out)
+      : me_(me), pair_(pair), out_gen_(stream_seed_out), in_gen_(stream_seed_in),
+        budget_(budget), out_(out) {}
+
+  engine::engine& eng() { return pair_.eng(me_); }
+
+  bool act(std::mt19937_64& rng, int send_bias) {
+    handle_events();
+    int roll = static_cast<int>(rng() % 100);
+    bool progress = false;
+    if (roll < send_bias)
+      progress = send_some(rng);
+    else if (roll < send_bias + (100 - send_bias) * 2 / 3)
+      progress = recv_some(rng);
+    else
+      progress = rng() % 2 ? map_one(rng) : iowrite_some(rng);
+    return maybe_shutdown() || progress;
+  }
+
+  bool finished() const {
+    return shut_wr_ && got_eof_ && sources_.empty() && my_maps_.empty();
+  }
+  bool stopped() const { return got_eof_ || closed_; }
+
+  void handle_events() {
+    for (const auto& ev : pair_.events(me_)) {
+      if (ev.kind == engine::event_kind::iowrite_done) {
+        auto it = sources_.find(ev.token);
+        expect(it != sources_.end(), "iowrite_done for unknown token " + std::to_string(ev.token));
+        expect(ev.bytes <= it->second.bytes_left, "iowrite_done for more bytes than written");
+        it->second.bytes_left -= ev.bytes;
+        if (it->second.bytes_left == 0) {
+          pair_.ep(me_).deregister(it->second.reg.lkey);
+          sources_.erase(it);
+        }
+      } else if (ev.kind == engine::event_kind::closed) {
+        closed_ = true;
+      }
+    }
+  }
+
+  bool maps_guarded() const {
+    for (const auto& [id, m] : my_maps_)
+      if (!m->buf.guards_intact())
+        return false;
+    return true;
+  }
+
+ private:
+  struct owned_map {
+    explicit owned_map(std::size_t n) : buf(n) {}
+    sim::guarded_buffer buf;
+    engine::region reg;
+    std::uint64_t offset = 0;
+  };
+  struct peer_map {
+    std::uint32_t id, length;
+    std::uint64_t offset;
+    int writes_left;
+    std::uint32_t next = 0;  // first byte not yet written
+  };
+  struct iowrite_op {
+    std::uint32_t map_id;
+    std::uint64_t at;
+    std::size_t length, done = 0;
+    std::unique_ptr<sim::guarded_buffer> src;
+    engine::region reg;
+    std::uint64_t token, sum;
+    bool zero_copy;
+  };
+  struct source {
+    std::unique_ptr<sim::guarded_buffer> src;
+    engine::region reg;
+    std::uint64_t bytes_left;
+  };
+
+  bool next_record(std::mt19937_64& rng) {
+    outpos_ = 0;
+    if (!control_.empty()) {
+      outbuf_ = std::move(control_.front());
+      control_.pop_front();
+      return true;
+    }
+    if (budget_ > 0) {
+      int kind = static_cast<int>(rng() % 100);
+      std::uint64_t n = kind < 60   ? 1 + rng() % 256
+                        : kind < 85 ? 1 + rng() % 8192
+                        : kind < 97 ? 1 + rng() % (128 * 1024)
+                                    : 1 + rng() % (4 * 1024 * 1024);
+      n = std::min(n, budget_);
+      budget_ -= n;
+      outbuf_.assign(1, 'D');
+      put<std::uint32_t>(outbuf_, static_cast<std::uint32_t>(n));
+      for (std::uint64_t i = 0; i < n; ++i)
+        outbuf_.push_back(out_gen_.next());
+      return true;
+    }
+    if (!sent_end_) {
+      outbuf_ = record('E', {});
+      sent_end_ = true;
+      return true;
+    }
+    outbuf_.clear();
+    return false;
+  }
+
+  bool send_some(std::mt19937_64& rng) {
+    if (shut_wr_ || closed_)
+      return false;
+    if (outpos_ == outbuf_.size() && !next_record(rng))
+      return false;
+    auto r = eng().send(outbuf_.data() + outpos_, outbuf_.size() - outpos_);
+    if (r.st == status::closed)
+      return false;
+    expect(r.st == status::ok || r.st == status::would_block,
+           std::string{"send: "} + engine::to_string(r.st));
+    outpos_ += r.bytes;
+    return r.bytes > 0;
+  }
+
+  bool recv_some(std::mt19937_64& rng) {
+    if (got_eof_)
+      return false;
+    if (rng() % 3 == 0) {  // in place
+      auto [p, n] = eng().peek();
+      if (n > 0) {
+        std::size_t k = 1 + rng() % n;
+        feed(p, k);
+        eng().consume(k);
+        return true;
+      }
+    }
+    std::size_t size = 1 + rng() % (rng() % 3 == 0 ? 65536 : 512);
+    scratch_.resize(size);
+    auto r = eng().recv(scratch_.data(), size);
+    if (r.st == status::eof) {
+      expect(header_fill_ == 0, "end of stream inside a record");
+      got_eof_ = true;
+      return true;
+    }
+    if (r.st == status::closed || r.st == status::would_block)
+      return false;
+    expect(r.st == status::ok, std::string{"recv: "} + engine::to_string(r.st));
+    feed(scratch_.data(), r.bytes);
+    return r.bytes > 0;
+  }
+
+  void feed(const unsigned char* p, std::size_t n) {
+    while (n > 0) {
+      if (header_fill_ < 5) {
+        header_[header_fill_++] = *p++;
+        --n;
+        if (header_fill_ == 5) {
+          type_ = static_cast<char>(header_[0]);
+          body_left_ = get<std::uint32_t>(header_ + 1);
+          body_.clear();
+          expect(std::string{"DMWFE"}.find(type_) != std::string::npos,
+                 "stream corrupted: record type " + std::to_string(header_[0]));
+          expect(type_ == 'D' || body_left_ <= 32, "stream corrupted: record length");
+          if (body_left_ == 0)
+            finish_record();
+        }
+        continue;
+      }
+      std::size_t k = std::min<std::size_t>(n, body_left_);
+      if (type_ == 'D') {
+        for (std::size_t i = 0; i < k; ++i)
+          expect(p[i] == in_gen_.next(), "stream byte " + std::to_string(out_.stream_bytes + i) +
+                                             " differs from what was sent");
+        out_.stream_bytes += k;
+      } else {
+        body_.insert(body_.end(), p, p + k);
+      }
+      p += k;
+      n -= k;
+      body_left_ -= static_cast<std::uint32_t>(k);
+      if (body_left_ == 0)
+        finish_record();
+    }
+  }
+
+  void finish_record() {
+    header_fill_ = 0;
+    const unsigned char* b = body_.data();
+    switch (type_) {
+      case 'M':
+        peer_maps_.push_back({get<std::uint32_t>(b), get<std::uint32_t>(b + 4),
+                              get<std::uint64_t>(b + 8), static_cast<int>(rng_() % 4), 0});
+        break;
+      case 'W': {
+        auto id = get<std::uint32_t>(b);
+        auto len = get<std::uint32_t>(b + 4);
+        auto at = get<std::uint64_t>(b + 8);
+        auto sum = get<std::uint64_t>(b + 16);
+        auto it = my_maps_.find(id);
+        expect(it != my_maps_.end(), "W for unknown map");
+        auto& m = *it->second;
+        expect(at >= m.offset && at - m.offset + len <= m.buf.size(), "W outside the map");
+        // The placed bytes are there before the record that announces them.
+        expect(checksum(m.buf.data() + (at - m.offset), len) == sum,
+               "riowritten bytes not in place when the stream announced them");
+        out_.placed_bytes += len;
+        break;
+      }
+      case 'F': {
+        auto it = my_maps_.find(get<std::uint32_t>(b));
+        expect(it != my_maps_.end(), "F for unknown map");
+        auto& m = *it->second;
+        expect(m.buf.guards_intact(), "bytes written outside a mapped region");
+        auto st = eng().riounmap(m.reg.addr(), m.reg.length);
+        expect(st == status::ok || eng().closed(), "riounmap failed");
+        pair_.ep(me_).deregister(m.reg.lkey);
+        my_maps_.erase(it);
+        break;
+      }
+      case 'E':
+        got_end_ = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  bool map_one(std::mt19937_64& rng) {
+    if (sent_end_ || closed_ || my_maps_.size() >= 4)
+      return false;
+    std::size_t len = 1 + rng() % (rng() % 4 == 0 ? 65536 : 512);
+    auto m = std::make_unique<owned_map>(len);
+    bool local_only = rng() % 8 == 0;
+    m->reg = pair_.register_buffer(me_, m->buf, !local_only);
+    std::optional<std::uint64_t> offset;
+    if (rng() % 2) {
+      offset = next_offset_;
+      next_offset_ += len + rng() % 100;
+    }
+    auto r = eng().riomap(m->reg, !local_only, offset);
+    if (local_only || r.st != status::ok) {
+      expect(r.st == status::ok || r.st == status::no_space || r.st == status::closed,
+             std::string{"riomap: "} + engine::to_string(r.st));
+      if (r.st == status::ok)
+        expect(eng().riounmap(m->reg.addr(), len) == status::ok, "riounmap of a local map");
+      pair_.ep(me_).deregister(m->reg.lkey);
+      return false;
+    }
+    m->offset = r.offset;
+    std::vector<unsigned char> body;
+    put<std::uint32_t>(body, next_id_);
+    put<std::uint32_t>(body, static_cast<std::uint32_t>(len));
+    put<std::uint64_t>(body, r.offset);
+    control_.push_back(record('M', body));
+    my_maps_[next_id_++] = std::move(m);
+    ++out_.maps;
+    return true;
+  }
+
+  bool iowrite_some(std::mt19937_64& rng) {
+    if (shut_wr_ || closed_)
+      return false;
+    if (!active_) {
+      if (peer_maps_.empty())
+        return false;
+      auto idx = rng() % peer_maps_.size();
+      auto& pm = peer_maps_[idx];
+      if (pm.writes_left-- <= 0) {
+        finish_peer_map(idx);
+        return true;
+      }
+      // Each write takes fresh bytes of the map: a later write to the same
+      // bytes could land before the peer has read the earlier announcement.
+      if (pm.next == pm.length) {
+        finish_peer_map(idx);
+        return true;
+      }
+      std::size_t n = 1 + rng() % (pm.length - pm.next);
+      std::size_t start = pm.next;
+      pm.next += static_cast<std::uint32_t>(n);
+      iowrite_op op{pm.id, pm.offset + start, n, 0, std::make_unique<sim::guarded_buffer>(n),
+                    {}, next_token_++, 0, rng() % 2 == 0};
+      for (std::size_t i = 0; i < n; ++i)
+        op.src->data()[i] = static_cast<unsigned char>(rng());
+      op.sum = checksum(op.src->data(), n);
+      if (op.zero_copy)
+        op.reg = pair_.register_buffer(me_, *op.src, false);
+      active_ = std::move(op);
+    }
+    auto& op = *active_;
+    std::size_t left = op.length - op.done;
+    auto r = op.zero_copy
+                 ? eng().riowrite({op.reg.addr() + op.done, static_cast<std::uint32_t>(left),
+                                   op.reg.lkey},
+                                  op.at + op.done, op.token)
+                 : eng().riowrite_copy(op.src->data() + op.done, left, op.at + op.done);
+    if (r.st == status::closed)
+      return false;
+    expect(r.st == status::ok || r.st == status::would_block,
+           std::string{"riowrite: "} + engine::to_string(r.st));
+    op.done += r.bytes;
+    if (op.done == op.length) {
+      std::vector<unsigned char> body;
+      put<std::uint32_t>(body, op.map_id);
+      put<std::uint32_t>(body, static_cast<std::uint32_t>(op.length));
+      put<std::uint64_t>(body, op.at);
+      put<std::uint64_t>(body, op.sum);
+      control_.push_back(record('W', body));
+      if (op.zero_copy)
+        sources_[op.token] = {std::move(op.src), op.reg, op.length};
+      active_.reset();
+    }
+    return r.bytes > 0;
+  }
+
+  void finish_peer_map(std::size_t idx) {
+    std::vector<unsigned char> body;
+    put<std::uint32_t>(body, peer_maps_[idx].id);
+    control_.push_back(record('F', body));
+    peer_maps_.erase(peer_maps_.begin() + static_cast<std::ptrdiff_t>(idx));
+  }
+
+  bool maybe_shutdown() {
+    if (shut_wr_ || closed_ || !got_end_ || active_)
+      return false;
+    while (!peer_maps_.empty())  // the peer announces no more: release them all
+      finish_peer_map(0);
+    if (!sent_end_ || outpos_ != outbuf_.size() || !control_.empty())
+      return false;
+    auto st = eng().shutdown(engine::shutdown_how::write);
+    expect(st == status::ok || eng().closed(), "shutdown failed");
+    shut_wr_ = true;
+    return true;
+  }
+
+  int me_;
+  sim::engine_pair& pair_;
+  byte_stream out_gen_, in_gen_;
+  std::uint64_t budget_;
+  outcome& out_;
+  std::mt19937_64 rng_{0};
+
+  std::vector<unsigned char> outbuf_;
+  std::size_t outpos_ = 0;
+  std::deque<std::vector<unsigned char>> control_;
+  bool sent_end_ = false, got_end_ = false, shut_wr_ = false, got_eof_ = false, closed_ = false;
+
+  unsigned char header_[5];
+  int header_fill_ = 0;
+  char type_ = 0;
+  std::uint32_t body_left_ = 0;
+  std::vector<unsigned char> body_, scratch_;
+
+  std::map<std::uint32_t, std::unique_ptr<owned_map>> my_maps_;
+  std::uint32_t next_id_ = 1;
+  std::uint64_t next_offset_ = 4096;
+  std::vector<peer_map> peer_maps_;
+  std::optional<iowrite_op> active_;
+  std::uint64_t next_token_ = 1;
+  std::map<std::uint64_t, source> sources_;
+};
+
+void check_invariants(sim::engine_pair& pair, bool cut) {
+  for (int i = 0; i < 2; ++i) {
+    auto& e = pair.eng(i);
+    auto st = e.state();
+    std::string who = i ? "b: " : "a: ";
+    if (e.connected())
+      expect(static_cast<std::uint16_t>(st.send_limit - st.sends) <= st.peer_credits,
+             who + "credits went negative");
+    expect(st.control_in_flight <= wire::control_slots, who + "control budget exceeded");
+    const auto& stats = pair.ep(i).stats();
+    expect(stats.violations == 0, who + stats.last_violation);
+    if (!cut) {
+      expect(stats.remote_access_errors == 0, who + "remote access error");
+      expect(!e.failed(), who + "failed: " + e.reason());
+    }
+  }
+}
+
+}  // namespace
+
+outcome run_scenario(std::uint64_t seed, const limits& lim) {
+  outcome out;
+  std::mt19937_64 rng(seed);
+  config cfg = draw(rng, lim);
+  out.config = cfg.describe();
+  out.was_cut = cfg.cut;
+  try {
+    sim::engine_pair pair(cfg.side[0], cfg.side[1], rng());
+    expect(pair.connect(), "connect failed: " + pair.eng(0).reason() + pair.eng(1).reason());
+    std::uint64_t a_to_b = rng(), b_to_a = rng();
+    app apps[2] = {app(0, a_to_b, b_to_a, pair, cfg.budget[0], out),
+                   app(1, b_to_a, a_to_b, pair, cfg.budget[1], out)};
+    std::uint64_t idle = 0, disconnect_at = 0;
+    bool cut = false;
+    const std::uint64_t max_idle = 20000;
+    for (;;) {
+      ++out.iterations;
+      if (cfg.cut && !cut && out.iterations == cfg.cut_at) {
+        pair.net().cut("cable pulled");
+        cut = true;
+        disconnect_at = out.iterations + rng() % 200;
+      }
+      if (cut && out.iterations == disconnect_at)
+        for (int i = 0; i < 2; ++i)
+          pair.eng(i).on_disconnected("connection manager: peer unreachable");
+      bool progress = false;
+      auto roll = rng() % 100;
+      if (roll < 35) {
+        progress = pair.net().step();
+      } else if (roll < 55) {
+        progress = pair.poll(static_cast<int>(roll % 2), 1 + rng() % 8) > 0;
+      } else {
+        int i = static_cast<int>(roll % 2);
+        progress = apps[i].act(rng, cfg.send_bias);
+        pair.flush(i);
+      }
+      check_invariants(pair, cut);
+      if (apps[0].finished() && apps[1].finished())
+        break;
+      if (cut && out.iterations > disconnect_at && pair.eng(0).closed() &&
+          pair.eng(1).closed() && pair.ep(0).pending_completions() == 0 &&
+          pair.ep(1).pending_completions() == 0)
+        break;
+      idle = progress ? 0 : idle + 1;
+      expect(idle < max_idle, "no progress for " + std::to_string(max_idle) +
+                                  " steps (deadlock): a " + (pair.eng(0).can_send() ? "can" : "cannot") +
+                                  " send, b " + (pair.eng(1).can_send() ? "can" : "cannot") + " send");
+    }
+    if (!cut) {
+      // Close both ends; every byte was read, so this must end cleanly.
+      pair.eng(0).shutdown(engine::shutdown_how::both);
+      pair.eng(1).shutdown(engine::shutdown_how::both);
+      for (int guard = 0; guard < 100000 && !(pair.eng(0).closed() && pair.eng(1).closed());
+           ++guard) {
+        pair.flush(0);
+        pair.flush(1);
+        if (!pair.net().step() && pair.poll(0, 8) == 0 && pair.poll(1, 8) == 0)
+          break;
+      }
+      expect(pair.eng(0).closed() && pair.eng(1).closed(), "close did not complete");
+      expect(!pair.eng(0).failed() && !pair.eng(1).failed(),
+             "close failed: " + pair.eng(0).reason() + " / " + pair.eng(1).reason());
+    } else {
+      expect(pair.eng(0).closed() && pair.eng(1).closed(), "a cut left an engine open");
+    }
+    expect(pair.guards_intact() && apps[0].maps_guarded() && apps[1].maps_guarded(),
+           "bytes written outside a registered region");
+  } catch (const failure& f) {
+    out.ok = false;
+    out.failure = f.what();
+  }
+  return out;
+}
+
+}  // namespace riomesh::property

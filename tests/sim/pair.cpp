@@ -1,0 +1,92 @@
+#include "pair.hpp"
+
+#include <riomesh/channels/wire/constants.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace riomesh::sim {
+
+guarded_buffer::guarded_buffer(std::size_t length) : bytes_(length + 2 * guard, pattern) {
+  std::memset(data(), 0, length);
+}
+
+bool guarded_buffer::guards_intact() const {
+  auto ok = [](unsigned char c) { return c == pattern; };
+  return std::all_of(bytes_.begin(), bytes_.begin() + guard, ok) &&
+         std::all_of(bytes_.end() - guard, bytes_.end(), ok);
+}
+
+engine_pair::engine_pair(const side_config& a, const side_config& b, std::uint64_t seed,
+                         std::uint32_t rnr_retry)
+    : net_(seed, std::max(a.params.sq_size, b.params.sq_size),
+           std::max(a.params.rq_size, b.params.rq_size) + wire::control_slots, rnr_retry) {
+  const side_config* config[2] = {&a, &b};
+  for (int i = 0; i < 2; ++i) {
+    auto& s = sides_[i];
+    const auto& c = *config[i];
+    s.target_list = std::make_unique<guarded_buffer>(wire::target_list_size(c.params.iomap_slots));
+    s.recv_ring = std::make_unique<guarded_buffer>(c.recv_ring);
+    s.send_ring = std::make_unique<guarded_buffer>(c.send_ring);
+    engine::regions mem{register_buffer(i, *s.target_list, true),
+                        register_buffer(i, *s.recv_ring, true),
+                        register_buffer(i, *s.send_ring, false)};
+    s.eng = std::make_unique<engine::engine>(c.params, mem);
+    flush(i);
+  }
+}
+
+engine::region engine_pair::register_buffer(int i, guarded_buffer& buffer, bool remote_write) {
+  return net_.side(i).register_memory(buffer.data(), buffer.size(), remote_write);
+}
+
+bool engine_pair::connect() {
+  auto a = sides_[0].eng->local_conn_data();
+  auto b = sides_[1].eng->local_conn_data();
+  // Through the byte encoding, as the connection manager would carry it.
+  auto wire_a = wire::encode(a);
+  auto wire_b = wire::encode(b);
+  auto peer_of_b = wire::decode_conn_data(wire_a.data(), wire_a.size());
+  auto peer_of_a = wire::decode_conn_data(wire_b.data(), wire_b.size());
+  bool ok = sides_[0].eng->start(std::get<wire::conn_data>(peer_of_a)) &&
+            sides_[1].eng->start(std::get<wire::conn_data>(peer_of_b));
+  flush(0);
+  flush(1);
+  return ok;
+}
+
+void engine_pair::flush(int i) {
+  auto& s = sides_[i];
+  s.work.clear();
+  s.eng->take_work(s.work);
+  for (const auto& w : s.work)
+    net_.side(i).post(w);
+}
+
+std::size_t engine_pair::poll(int i, std::size_t max) {
+  auto done = net_.side(i).poll(max);
+  for (const auto& c : done) {
+    if (c.is_recv)
+      sides_[i].eng->on_recv_completion(c.recv);
+    else
+      sides_[i].eng->on_send_completion(c.send);
+  }
+  flush(i);
+  return done.size();
+}
+
+std::vector<engine::event> engine_pair::events(int i) {
+  std::vector<engine::event> out;
+  sides_[i].eng->take_events(out);
+  return out;
+}
+
+bool engine_pair::guards_intact() const {
+  for (const auto& s : sides_)
+    if (!s.target_list->guards_intact() || !s.recv_ring->guards_intact() ||
+        !s.send_ring->guards_intact())
+      return false;
+  return true;
+}
+
+}  // namespace riomesh::sim

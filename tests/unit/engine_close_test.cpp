@@ -1,0 +1,154 @@
+// Shutdown, disconnect, keepalive and errors (rsocket-wire.md §5).
+#include "engine_fixture.hpp"
+
+using namespace riomesh;
+using namespace riomesh::test;
+
+TEST_CASE("shutdown(write) sends SHUTDOWN and keeps reading") {
+  lone_engine t;
+  t.take();
+  CHECK(t.eng.shutdown(shutdown_how::write) == status::ok);
+  auto w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].imm == 0xe0000002u);
+  CHECK(w[0].num_sge == 0);
+  unsigned char byte = 1;
+  CHECK(t.eng.send(&byte, 1).st == status::shut_down);
+  t.data(0, 3);
+  unsigned char out[3];
+  CHECK(t.eng.recv(out, 3).bytes == 3);
+  CHECK_FALSE(t.eng.closed());
+}
+
+TEST_CASE("shutdown(both) sends DISCONNECT; its completion closes the engine") {
+  lone_engine t;
+  t.take();
+  t.eng.shutdown(shutdown_how::both);
+  auto w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].imm == 0xe0000000u);
+  CHECK_FALSE(t.eng.closed());
+  t.complete_all();
+  CHECK(t.eng.closed());
+  CHECK_FALSE(t.eng.failed());
+  CHECK(t.eng.reason() == "shut down locally");
+  // Flushes after our own disconnect are expected, not errors.
+  t.eng.on_recv_completion({0, 0, completion_status::flushed, "flushed"});
+  CHECK_FALSE(t.eng.failed());
+}
+
+TEST_CASE("shutdown(read) alone says nothing to the peer; then write sends DISCONNECT") {
+  lone_engine t;
+  t.take();
+  t.eng.shutdown(shutdown_how::read);
+  CHECK(t.take().empty());
+  unsigned char out[1];
+  CHECK(t.eng.recv(out, 1).st == status::shut_down);
+  t.data(0, 5);  // still taken in, and its space handed back
+  CHECK(t.eng.readable_bytes() == 0);
+  t.eng.shutdown(shutdown_how::write);
+  auto w = t.take();
+  REQUIRE(!w.empty());
+  CHECK(w.back().imm == 0xe0000000u);
+}
+
+TEST_CASE("the peer's SHUTDOWN: end of stream after the queued bytes, we may still send") {
+  lone_engine t;
+  t.take();
+  t.data(0, 4);
+  t.imm(0xe0000002u);
+  unsigned char out[8];
+  auto r = t.eng.recv(out, 8);
+  CHECK(r.bytes == 4);
+  CHECK(t.eng.recv(out, 8).st == status::eof);
+  unsigned char byte = 0;
+  CHECK(t.eng.send(&byte, 1).st == status::ok);
+  t.data(4, 1);
+  CHECK(t.eng.reason() == "protocol error: DATA after the peer shut down its sending side");
+}
+
+TEST_CASE("the peer's DISCONNECT: closed for sending, queued bytes still readable") {
+  lone_engine t;
+  t.take();
+  t.data(0, 4);
+  t.imm(0xe0000000u);
+  CHECK(t.eng.closed());
+  CHECK_FALSE(t.eng.failed());
+  CHECK(t.eng.reason() == "peer disconnected");
+  unsigned char out[8];
+  CHECK(t.eng.recv(out, 8).bytes == 4);
+  CHECK(t.eng.recv(out, 8).st == status::eof);
+  CHECK(t.eng.send(out, 1).st == status::closed);
+}
+
+TEST_CASE("errors close the engine with a reason, and every later call fails") {
+  SUBCASE("a send completes with an error") {
+    lone_engine t;
+    unsigned char byte = 0;
+    t.eng.send(&byte, 1);
+    auto w = t.take();
+    t.eng.on_send_completion({w[0].wr_id, completion_status::remote_access, "remote access error"});
+    CHECK(t.eng.reason() == "send completion error: remote access error (remote access error)");
+  }
+  SUBCASE("receives are flushed") {
+    lone_engine t;
+    t.eng.on_recv_completion({0, 0, completion_status::flushed, "WR flushed"});
+    CHECK(t.eng.reason() == "receive completion error: flushed (WR flushed)");
+  }
+  SUBCASE("the connection manager reports the peer gone") {
+    lone_engine t;
+    t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
+    CHECK(t.eng.reason() == "peer gone: RDMA_CM_EVENT_DISCONNECTED");
+  }
+  SUBCASE("a completion that matches nothing posted") {
+    lone_engine t;
+    t.eng.on_send_completion({999, completion_status::success, {}});
+    CHECK(t.eng.reason() ==
+          "completion for work request 999, which is not the oldest one posted");
+  }
+}
+
+TEST_CASE("after an error every call reports closed") {
+  lone_engine t;
+  t.eng.on_disconnected("gone");
+  unsigned char b[4] = {};
+  CHECK(t.eng.send(b, 4).st == status::closed);
+  CHECK(t.eng.recv(b, 4).st == status::closed);
+  CHECK(t.eng.riowrite_copy(b, 4, 0).st == status::closed);
+  CHECK(t.eng.riomap({b, 4, 1, 1}, true).st == status::closed);
+  CHECK(t.eng.shutdown(shutdown_how::both) == status::closed);
+  auto ev = t.events();
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == event_kind::closed);
+}
+
+TEST_CASE("keepalive: a zero-length WRITE to address 0, key 0, no immediate") {
+  lone_engine t;
+  t.take();
+  t.eng.keepalive();
+  auto w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].kind == work_kind::write);
+  CHECK(w[0].num_sge == 0);
+  CHECK(w[0].remote_addr == 0);
+  CHECK(w[0].rkey == 0);
+}
+
+TEST_CASE("control messages use their own slots: credit updates flow with the send queue full") {
+  params p;
+  p.sq_size = 8;  // 4 data, 4 control
+  p.rq_size = 8;
+  lone_engine t(p);
+  t.complete_all();
+  unsigned char b[8] = {};
+  for (int i = 0; i < 4; ++i)
+    CHECK(t.eng.send(b, 1).st == status::ok);
+  CHECK(t.eng.send(b, 1).st == status::would_block);  // data slots full
+  for (int i = 0; i < 4; ++i)
+    t.data(i, 1);
+  unsigned char out[4];
+  t.eng.recv(out, 4);
+  auto w = t.take();
+  REQUIRE(!w.empty());
+  CHECK(w.back().imm == (0x80000000u | (4 + 8)));  // the credit update still went out
+}

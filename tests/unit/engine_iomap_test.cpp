@@ -1,0 +1,158 @@
+// riomap, riounmap and riowrite (rsocket-wire.md §4).
+#include "engine_fixture.hpp"
+
+using namespace riomesh;
+using namespace riomesh::test;
+
+namespace {
+
+std::vector<unsigned char> buffer(4096);
+region mapped(std::size_t length = 4096, std::uint32_t rkey = 31) {
+  return {buffer.data(), length, rkey, rkey};
+}
+
+wire::iomap_entry entry_of(const work& w) {
+  REQUIRE(w.num_sge == 1);
+  REQUIRE(w.sge[0].length == 24);
+  return wire::decode_iomap_entry(reinterpret_cast<const unsigned char*>(w.sge[0].addr),
+                                  wire::host_order());
+}
+
+}  // namespace
+
+TEST_CASE("riomap publishes the entry into the peer's slot with IOMAP_SGL") {
+  lone_engine t;
+  t.take();
+  auto m = t.eng.riomap(mapped(), true, 1000);
+  CHECK(m.st == status::ok);
+  CHECK(m.offset == 1000);
+  CHECK(m.index == 0);
+  auto w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].kind == work_kind::write_with_imm);
+  CHECK(w[0].imm == 0xc0000000u);
+  CHECK(w[0].remote_addr == peer_target_list + 32);
+  CHECK(w[0].rkey == peer_target_key);
+  CHECK(entry_of(w[0]) ==
+        wire::iomap_entry{1000, {reinterpret_cast<std::uint64_t>(buffer.data()), 31, 4096}});
+  CHECK(t.eng.state().sends == 1);  // counted: this peer counts it back
+}
+
+TEST_CASE("toward a plain rsocket an iomap publication does not spend a credit") {
+  peer_setup peer;
+  peer.counts_iomap = false;
+  lone_engine t({}, 128 * 1024, 256 * 1024, peer);
+  t.take();
+  CHECK(t.eng.riomap(mapped(), true).st == status::ok);
+  CHECK(t.take().size() == 1);
+  CHECK(t.eng.state().sends == 0);
+}
+
+TEST_CASE("riomap: any offset, overlaps, a full table, local-only maps") {
+  lone_engine t;  // the peer offers 2 slots
+  t.take();
+  auto any = t.eng.riomap(mapped(100), true);
+  CHECK(any.offset == reinterpret_cast<std::uint64_t>(buffer.data()));
+  CHECK(t.eng.riomap(mapped(4096), true, any.offset + 50).st == status::invalid);
+  auto second = t.eng.riomap(mapped(4096), true, 0);
+  CHECK(second.index == 1);
+  CHECK(t.eng.riomap(mapped(10), true, 1u << 30).st == status::no_space);
+  auto local = t.eng.riomap(mapped(10), false, 1u << 30);
+  CHECK(local.st == status::ok);
+  CHECK(local.index == -1);
+  CHECK(t.take().size() == 2);  // only the two remote-writable maps travel
+  CHECK(t.eng.riomap({buffer.data(), 0, 1, 1}, true).st == status::invalid);
+}
+
+TEST_CASE("riounmap clears the peer's slot and frees it for the next map") {
+  lone_engine t;
+  t.take();
+  t.eng.riomap(mapped(), true, 0);
+  t.take();
+  CHECK(t.eng.riounmap(reinterpret_cast<std::uint64_t>(buffer.data()), 4096) == status::ok);
+  auto w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].imm == 0xc0000000u);
+  CHECK(entry_of(w[0]) == wire::iomap_entry{});
+  CHECK(t.eng.riounmap(reinterpret_cast<std::uint64_t>(buffer.data()), 4096) == status::invalid);
+  CHECK(t.eng.riomap(mapped(), true, 0).index == 0);
+}
+
+TEST_CASE("riowrite splits at entry ends and reports its token once all is placed") {
+  params p;
+  p.iomap_slots = 2;
+  lone_engine t(p);
+  t.complete_all();
+  t.iomap_slot(0, {0, {0x500000, 41, 100}});
+  t.iomap_slot(1, {100, {0x600000, 42, 100}});
+  std::vector<unsigned char> src(150);
+  local_sge source{reinterpret_cast<std::uint64_t>(src.data()), 150, 77};
+  auto r = t.eng.riowrite(source, 50, 7);
+  CHECK(r.st == status::ok);
+  CHECK(r.bytes == 150);
+  auto w = t.take();
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].kind == work_kind::write);
+  CHECK(w[0].remote_addr == 0x500000 + 50);
+  CHECK(w[0].rkey == 41);
+  CHECK(w[0].length() == 50);
+  CHECK(w[0].sge[0].addr == source.addr);  // zero copy: straight from the source
+  CHECK(w[0].sge[0].lkey == 77);
+  CHECK(w[1].remote_addr == 0x600000);
+  CHECK(w[1].rkey == 42);
+  CHECK(w[1].length() == 100);
+  CHECK(w[1].sge[0].addr == source.addr + 50);
+  t.eng.on_send_completion({w[0].wr_id, completion_status::success, {}});
+  CHECK(t.events().empty());
+  t.eng.on_send_completion({w[1].wr_id, completion_status::success, {}});
+  auto ev = t.events();
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == event_kind::iowrite_done);
+  CHECK(ev[0].token == 7);
+  CHECK(ev[0].bytes == 150);
+}
+
+TEST_CASE("riowrite outside every mapping writes nothing") {
+  params p;
+  p.iomap_slots = 2;
+  lone_engine t(p);
+  t.take();
+  t.iomap_slot(1, {1000, {0x500000, 41, 100}});
+  std::vector<unsigned char> src(150);
+  local_sge source{reinterpret_cast<std::uint64_t>(src.data()), 150, 77};
+  CHECK(t.eng.riowrite(source, 5000, 1).st == status::no_mapping);
+  CHECK(t.take().empty());
+  auto partial = t.eng.riowrite(source, 1050, 2);  // runs off the end of the mapping
+  CHECK(partial.st == status::no_mapping);
+  CHECK(partial.bytes == 50);
+  CHECK(t.eng.riowrite(source, ~0ull - 10, 3).st == status::invalid);  // wraps past 2^64
+}
+
+TEST_CASE("riowrite_copy stages through the send ring") {
+  params p;
+  p.iomap_slots = 1;
+  lone_engine t(p);
+  t.take();
+  t.iomap_slot(0, {0, {0x500000, 41, 1u << 20}});
+  std::vector<unsigned char> src(5000, 3);
+  CHECK(t.eng.riowrite_copy(src.data(), src.size(), 10).bytes == 5000);
+  auto w = t.take();
+  CHECK(lengths(w) == std::vector<std::uint32_t>{2048, 2952});
+  CHECK(w[0].sge[0].lkey == send_lkey);
+  CHECK(w[1].remote_addr == 0x500000 + 10 + 2048);
+}
+
+TEST_CASE("inbound IOMAP_SGL counts as consumed and is reported") {
+  params p;
+  p.iomap_slots = 2;
+  lone_engine t(p);
+  t.take();
+  t.iomap_slot(1, {7, {0x500000, 41, 100}});
+  t.imm(0xc0000001u, 24);
+  auto ev = t.events();
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == event_kind::peer_iomap);
+  CHECK(ev[0].index == 1);
+  CHECK(t.eng.state().consumed == 1);
+  CHECK(t.eng.target_iomap(1) == wire::iomap_entry{7, {0x500000, 41, 100}});
+}
