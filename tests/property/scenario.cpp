@@ -19,9 +19,15 @@ struct failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void expect(bool condition, const std::string& what) {
-  if (!condition)
-    throw failure(what);
+// The message is only put together when the check fails: checks run on
+// every step, and building strings there would dominate the run time.
+template <class... Parts>
+void expect(bool condition, const Parts&... parts) {
+  if (condition)
+    return;
+  std::ostringstream what;
+  (what << ... << parts);
+  throw failure(what.str());
 }
 
 // Deterministic stream bytes (splitmix64), one generator per direction.
@@ -86,10 +92,9 @@ struct config {
     for (int i = 0; i < 2; ++i) {
       const auto& c = side[i];
       s << (i ? " b{" : "a{") << "sq=" << c.params.sq_size << " rq=" << c.params.rq_size
-        << " inline=" << c.params.inline_size << " rbuf=" << c.recv_ring
-        << " sbuf=" << c.send_ring << " iomap=" << c.params.iomap_slots
-        << " credit=" << c.params.iomap_credit << " first=" << c.params.first_chunk
-        << " bytes=" << budget[i] << "}";
+        << " inline=" << c.params.inline_size << " rbuf=" << c.recv_ring << " sbuf=" << c.send_ring
+        << " iomap=" << c.params.iomap_slots << " credit=" << c.params.iomap_credit
+        << " first=" << c.params.first_chunk << " bytes=" << budget[i] << "}";
     }
     s << " send_bias=" << send_bias;
     if (cut)
@@ -113,8 +118,8 @@ config draw(std::mt19937_64& rng, const limits& lim) {
     s.params.iomap_credit = rng() % 4 != 0;
     s.recv_ring = pick(rng, {std::size_t{64}, std::size_t{256}, std::size_t{4096},
                              std::size_t{65536}, std::size_t{262144}});
-    s.send_ring = pick(rng, {std::size_t{128}, std::size_t{512}, std::size_t{8192},
-                             std::size_t{131072}});
+    s.send_ring =
+        pick(rng, {std::size_t{128}, std::size_t{512}, std::size_t{8192}, std::size_t{131072}});
     if (lim.min_stream_bytes > 0) {
       s.recv_ring = pick(rng, {std::size_t{65536}, std::size_t{262144}, std::size_t{1u << 20}});
       s.send_ring = pick(rng, {std::size_t{8192}, std::size_t{131072}});
@@ -147,8 +152,12 @@ class app {
  public:
   app(int me, std::uint64_t stream_seed_out, std::uint64_t stream_seed_in, sim::engine_pair& pair,
       std::uint64_t budget, outcome& out)
-      : me_(me), pair_(pair), out_gen_(stream_seed_out), in_gen_(stream_seed_in),
-        budget_(budget), out_(out) {}
+      : me_(me),
+        pair_(pair),
+        out_gen_(stream_seed_out),
+        in_gen_(stream_seed_in),
+        budget_(budget),
+        out_(out) {}
 
   engine::engine& eng() { return pair_.eng(me_); }
 
@@ -165,16 +174,14 @@ class app {
     return maybe_shutdown() || progress;
   }
 
-  bool finished() const {
-    return shut_wr_ && got_eof_ && sources_.empty() && my_maps_.empty();
-  }
+  bool finished() const { return shut_wr_ && got_eof_ && sources_.empty() && my_maps_.empty(); }
   bool stopped() const { return got_eof_ || closed_; }
 
   void handle_events() {
     for (const auto& ev : pair_.events(me_)) {
       if (ev.kind == engine::event_kind::iowrite_done) {
         auto it = sources_.find(ev.token);
-        expect(it != sources_.end(), "iowrite_done for unknown token " + std::to_string(ev.token));
+        expect(it != sources_.end(), "iowrite_done for unknown token ", ev.token);
         expect(ev.bytes <= it->second.bytes_left, "iowrite_done for more bytes than written");
         it->second.bytes_left -= ev.bytes;
         if (it->second.bytes_left == 0) {
@@ -260,8 +267,7 @@ class app {
     auto r = eng().send(outbuf_.data() + outpos_, outbuf_.size() - outpos_);
     if (r.st == status::closed)
       return false;
-    expect(r.st == status::ok || r.st == status::would_block,
-           std::string{"send: "} + engine::to_string(r.st));
+    expect(r.st == status::ok || r.st == status::would_block, "send: ", engine::to_string(r.st));
     outpos_ += r.bytes;
     return r.bytes > 0;
   }
@@ -288,7 +294,7 @@ class app {
     }
     if (r.st == status::closed || r.st == status::would_block)
       return false;
-    expect(r.st == status::ok, std::string{"recv: "} + engine::to_string(r.st));
+    expect(r.st == status::ok, "recv: ", engine::to_string(r.st));
     feed(scratch_.data(), r.bytes);
     return r.bytes > 0;
   }
@@ -303,7 +309,7 @@ class app {
           body_left_ = get<std::uint32_t>(header_ + 1);
           body_.clear();
           expect(std::string{"DMWFE"}.find(type_) != std::string::npos,
-                 "stream corrupted: record type " + std::to_string(header_[0]));
+                 "stream corrupted: record type ", int{header_[0]});
           expect(type_ == 'D' || body_left_ <= 32, "stream corrupted: record length");
           if (body_left_ == 0)
             finish_record();
@@ -313,8 +319,9 @@ class app {
       std::size_t k = std::min<std::size_t>(n, body_left_);
       if (type_ == 'D') {
         for (std::size_t i = 0; i < k; ++i)
-          expect(p[i] == in_gen_.next(), "stream byte " + std::to_string(out_.stream_bytes + i) +
-                                             " differs from what was sent");
+          if (p[i] != in_gen_.next())
+            throw failure("stream byte " + std::to_string(out_.stream_bytes + i) +
+                          " differs from what was sent");
         out_.stream_bytes += k;
       } else {
         body_.insert(body_.end(), p, p + k);
@@ -384,7 +391,7 @@ class app {
     auto r = eng().riomap(m->reg, !local_only, offset);
     if (local_only || r.st != status::ok) {
       expect(r.st == status::ok || r.st == status::no_space || r.st == status::closed,
-             std::string{"riomap: "} + engine::to_string(r.st));
+             "riomap: ", engine::to_string(r.st));
       if (r.st == status::ok)
         expect(eng().riounmap(m->reg.addr(), len) == status::ok, "riounmap of a local map");
       pair_.ep(me_).deregister(m->reg.lkey);
@@ -422,8 +429,15 @@ class app {
       std::size_t n = 1 + rng() % (pm.length - pm.next);
       std::size_t start = pm.next;
       pm.next += static_cast<std::uint32_t>(n);
-      iowrite_op op{pm.id, pm.offset + start, n, 0, std::make_unique<sim::guarded_buffer>(n),
-                    {}, next_token_++, 0, rng() % 2 == 0};
+      iowrite_op op{pm.id,
+                    pm.offset + start,
+                    n,
+                    0,
+                    std::make_unique<sim::guarded_buffer>(n),
+                    {},
+                    next_token_++,
+                    0,
+                    rng() % 2 == 0};
       for (std::size_t i = 0; i < n; ++i)
         op.src->data()[i] = static_cast<unsigned char>(rng());
       op.sum = checksum(op.src->data(), n);
@@ -433,15 +447,14 @@ class app {
     }
     auto& op = *active_;
     std::size_t left = op.length - op.done;
-    auto r = op.zero_copy
-                 ? eng().riowrite({op.reg.addr() + op.done, static_cast<std::uint32_t>(left),
-                                   op.reg.lkey},
-                                  op.at + op.done, op.token)
-                 : eng().riowrite_copy(op.src->data() + op.done, left, op.at + op.done);
+    auto r = op.zero_copy ? eng().riowrite({op.reg.addr() + op.done,
+                                            static_cast<std::uint32_t>(left), op.reg.lkey},
+                                           op.at + op.done, op.token)
+                          : eng().riowrite_copy(op.src->data() + op.done, left, op.at + op.done);
     if (r.st == status::closed)
       return false;
     expect(r.st == status::ok || r.st == status::would_block,
-           std::string{"riowrite: "} + engine::to_string(r.st));
+           "riowrite: ", engine::to_string(r.st));
     op.done += r.bytes;
     if (op.done == op.length) {
       std::vector<unsigned char> body;
@@ -508,16 +521,16 @@ void check_invariants(sim::engine_pair& pair, bool cut) {
   for (int i = 0; i < 2; ++i) {
     auto& e = pair.eng(i);
     auto st = e.state();
-    std::string who = i ? "b: " : "a: ";
+    const char* who = i ? "b: " : "a: ";
     if (e.connected())
-      expect(static_cast<std::uint16_t>(st.send_limit - st.sends) <= st.peer_credits,
-             who + "credits went negative");
-    expect(st.control_in_flight <= wire::control_slots, who + "control budget exceeded");
+      expect(static_cast<std::uint16_t>(st.send_limit - st.sends) <= st.peer_credits, who,
+             "credits went negative");
+    expect(st.control_in_flight <= wire::control_slots, who, "control budget exceeded");
     const auto& stats = pair.ep(i).stats();
-    expect(stats.violations == 0, who + stats.last_violation);
+    expect(stats.violations == 0, who, stats.last_violation);
     if (!cut) {
-      expect(stats.remote_access_errors == 0, who + "remote access error");
-      expect(!e.failed(), who + "failed: " + e.reason());
+      expect(stats.remote_access_errors == 0, who, "remote access error");
+      expect(!e.failed(), who, "failed: ", e.reason());
     }
   }
 }
@@ -532,7 +545,7 @@ outcome run_scenario(std::uint64_t seed, const limits& lim) {
   out.was_cut = cfg.cut;
   try {
     sim::engine_pair pair(cfg.side[0], cfg.side[1], rng());
-    expect(pair.connect(), "connect failed: " + pair.eng(0).reason() + pair.eng(1).reason());
+    expect(pair.connect(), "connect failed: ", pair.eng(0).reason(), pair.eng(1).reason());
     std::uint64_t a_to_b = rng(), b_to_a = rng();
     app apps[2] = {app(0, a_to_b, b_to_a, pair, cfg.budget[0], out),
                    app(1, b_to_a, a_to_b, pair, cfg.budget[1], out)};
@@ -563,14 +576,13 @@ outcome run_scenario(std::uint64_t seed, const limits& lim) {
       check_invariants(pair, cut);
       if (apps[0].finished() && apps[1].finished())
         break;
-      if (cut && out.iterations > disconnect_at && pair.eng(0).closed() &&
-          pair.eng(1).closed() && pair.ep(0).pending_completions() == 0 &&
-          pair.ep(1).pending_completions() == 0)
+      if (cut && out.iterations > disconnect_at && pair.eng(0).closed() && pair.eng(1).closed() &&
+          pair.ep(0).pending_completions() == 0 && pair.ep(1).pending_completions() == 0)
         break;
       idle = progress ? 0 : idle + 1;
-      expect(idle < max_idle, "no progress for " + std::to_string(max_idle) +
-                                  " steps (deadlock): a " + (pair.eng(0).can_send() ? "can" : "cannot") +
-                                  " send, b " + (pair.eng(1).can_send() ? "can" : "cannot") + " send");
+      expect(idle < max_idle, "no progress for ", max_idle, " steps (deadlock): a ",
+             pair.eng(0).can_send() ? "can" : "cannot", " send, b ",
+             pair.eng(1).can_send() ? "can" : "cannot", " send");
     }
     if (!cut) {
       // Close both ends; every byte was read, so this must end cleanly.
@@ -584,8 +596,8 @@ outcome run_scenario(std::uint64_t seed, const limits& lim) {
           break;
       }
       expect(pair.eng(0).closed() && pair.eng(1).closed(), "close did not complete");
-      expect(!pair.eng(0).failed() && !pair.eng(1).failed(),
-             "close failed: " + pair.eng(0).reason() + " / " + pair.eng(1).reason());
+      expect(!pair.eng(0).failed() && !pair.eng(1).failed(), "close failed: ", pair.eng(0).reason(),
+             " / ", pair.eng(1).reason());
     } else {
       expect(pair.eng(0).closed() && pair.eng(1).closed(), "a cut left an engine open");
     }

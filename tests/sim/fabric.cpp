@@ -14,7 +14,9 @@ engine::region endpoint::register_memory(void* base, std::size_t length, bool re
   return {static_cast<unsigned char*>(base), length, key, key};
 }
 
-void endpoint::deregister(std::uint32_t lkey) { mrs_.erase(lkey); }
+void endpoint::deregister(std::uint32_t lkey) {
+  mrs_.erase(lkey);
+}
 
 const endpoint::mr* endpoint::find(std::uint32_t key) const {
   auto it = mrs_.find(key);
@@ -76,7 +78,9 @@ void endpoint::fail_qp(std::uint64_t wr_id, completion_status why, const std::st
 
 fabric::fabric(std::uint64_t seed, std::uint32_t sq_size, std::uint32_t rq_capacity,
                std::uint32_t rnr_retry)
-    : rng_(seed), rnr_retry_(rnr_retry), a_(*this, sq_size, rq_capacity),
+    : rng_(seed),
+      rnr_retry_(rnr_retry),
+      a_(*this, sq_size, rq_capacity),
       b_(*this, sq_size, rq_capacity) {}
 
 bool fabric::execute(endpoint& from, endpoint& to) {
@@ -90,7 +94,8 @@ bool fabric::execute(endpoint& from, endpoint& to) {
     const auto& s = w.sge[i];
     const auto* m = from.find(s.lkey);
     auto base = m ? reinterpret_cast<std::uint64_t>(m->base) : 0;
-    if (!m || s.addr < base || s.addr - base > m->length || s.length > m->length - (s.addr - base)) {
+    if (!m || s.addr < base || s.addr - base > m->length ||
+        s.length > m->length - (s.addr - base)) {
       from.fail_qp(w.wr_id, completion_status::local_error, "local protection error");
       return true;
     }
@@ -126,14 +131,16 @@ bool fabric::execute(endpoint& from, endpoint& to) {
   ++from.stats_.writes;
   from.stats_.bytes_placed += length;
   if (w.kind == work_kind::write_with_imm)
-    to.cq_.push_back({true, {}, {w.imm, static_cast<std::uint32_t>(length), completion_status::success, {}}});
+    to.cq_.push_back(
+        {true, {}, {w.imm, static_cast<std::uint32_t>(length), completion_status::success, {}}});
   from.to_ack_.push_back(std::move(head));
   from.to_execute_.pop_front();
   return true;
 }
 
 void fabric::ack(endpoint& from) {
-  from.cq_.push_back({false, {from.to_ack_.front().work.wr_id, completion_status::success, {}}, {}});
+  from.cq_.push_back(
+      {false, {from.to_ack_.front().work.wr_id, completion_status::success, {}}, {}});
   from.to_ack_.pop_front();
 }
 

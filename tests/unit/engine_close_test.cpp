@@ -103,8 +103,7 @@ TEST_CASE("errors close the engine with a reason, and every later call fails") {
   SUBCASE("a completion that matches nothing posted") {
     lone_engine t;
     t.eng.on_send_completion({999, completion_status::success, {}});
-    CHECK(t.eng.reason() ==
-          "completion for work request 999, which is not the oldest one posted");
+    CHECK(t.eng.reason() == "completion for work request 999, which is not the oldest one posted");
   }
 }
 

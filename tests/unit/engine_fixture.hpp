@@ -36,8 +36,8 @@ struct lone_engine {
   std::vector<work> posted;  // everything taken from the engine, in order
   std::size_t completed = 0;
 
-  explicit lone_engine(params p = {}, std::size_t ring = 128 * 1024,
-                       std::size_t send = 256 * 1024, peer_setup peer = {})
+  explicit lone_engine(params p = {}, std::size_t ring = 128 * 1024, std::size_t send = 256 * 1024,
+                       peer_setup peer = {})
       : target_list(wire::target_list_size(p.iomap_slots)),
         recv_ring(ring),
         send_ring(send),

@@ -87,11 +87,11 @@ TEST_CASE("iomap size scale encoding: the spec's table") {
     std::uint8_t encoded;
     std::uint32_t decoded;
   };
-  const row table[] = {{0, 0x00, 0},          {1, 0x01, 1},         {100, 0x64, 100},
-                       {128, 0x80, 128},      {129, 0x80, 128},     {255, 0x80, 128},
-                       {256, 0x81, 256},      {511, 0x81, 256},     {1000, 0x83, 768},
-                       {4096, 0x90, 4096},    {10000, 0xa7, 9984},  {32767, 0xff, 32512},
-                       {32768, 0x80, 128},    {40000, 0x9c, 7168}};
+  const row table[] = {{0, 0x00, 0},       {1, 0x01, 1},        {100, 0x64, 100},
+                       {128, 0x80, 128},   {129, 0x80, 128},    {255, 0x80, 128},
+                       {256, 0x81, 256},   {511, 0x81, 256},    {1000, 0x83, 768},
+                       {4096, 0x90, 4096}, {10000, 0xa7, 9984}, {32767, 0xff, 32512},
+                       {32768, 0x80, 128}, {40000, 0x9c, 7168}};
   for (const auto& r : table) {
     CAPTURE(r.requested);
     CHECK(encode_iomap_size(r.requested) == r.encoded);

@@ -11,7 +11,8 @@ engine::engine(const params& p, const regions& mem)
   // The control area (one 16-byte SGE per control slot) sits at the end of
   // the send ring's region, so credit updates never wait for stream space.
   std::size_t control_bytes = queue_.control_slots() * wire::sge_size;
-  std::size_t ring_bytes = mem.send_ring.length > control_bytes ? mem.send_ring.length - control_bytes : 0;
+  std::size_t ring_bytes =
+      mem.send_ring.length > control_bytes ? mem.send_ring.length - control_bytes : 0;
   ring_ = staging_ring(mem.send_ring.base, ring_bytes, mem.send_ring.lkey);
   control_area_ = mem.send_ring.base + ring_bytes;
   low_water_ = std::max<std::uint32_t>(
@@ -172,7 +173,9 @@ void engine::fail(const std::string& why) {
     close(phase::failed, why);
 }
 
-void engine::protocol_error(const std::string& why) { fail("protocol error: " + why); }
+void engine::protocol_error(const std::string& why) {
+  fail("protocol error: " + why);
+}
 
 void engine::close(phase to, const std::string& why) {
   if (closed() && to != phase::failed)

@@ -75,11 +75,13 @@ void engine::on_recv_completion(const recv_completion& c) {
       break;
     default:
       return protocol_error("unknown op " + std::to_string(static_cast<int>(imm.code)) +
-                            " (immediate 0x" + [&] {
+                            " (immediate 0x" +
+                            [&] {
                               char hex[9];
                               std::snprintf(hex, sizeof hex, "%08x", c.imm);
                               return std::string{hex};
-                            }() + ")");
+                            }() +
+                            ")");
   }
   update_credits();
   if (phase_ == phase::connected) {
@@ -179,8 +181,7 @@ void engine::update_credits() {
                              static_cast<std::uint32_t>(window_.half())},
                    payload, peer_order_);
       w.remote_addr = peer_sgl_.addr + wire::sge_size * remote_slot_;
-      w.sge[0] = {reinterpret_cast<std::uint64_t>(payload), wire::sge_size,
-                  mem_.send_ring.lkey};
+      w.sge[0] = {reinterpret_cast<std::uint64_t>(payload), wire::sge_size, mem_.send_ring.lkey};
       w.num_sge = 1;
       w.inline_data = wire::sge_size <= params_.inline_size;
       remote_slot_ = (remote_slot_ + 1) % peer_sgl_.length;

@@ -7,7 +7,9 @@
 
 namespace riomesh::engine {
 
-bool engine::has_credit() const { return sseq_no_ != sseq_comp_; }
+bool engine::has_credit() const {
+  return sseq_no_ != sseq_comp_;
+}
 
 wire::sge engine::current_target() const {
   return wire::decode_sge(mem_.target_list.base + wire::sge_size * target_slot_,

@@ -38,9 +38,8 @@ iomap_table::added iomap_table::add(const region& r, bool remote_write,
 }
 
 status iomap_table::remove(std::uint64_t addr, std::uint64_t length) {
-  auto it = std::find_if(maps_.begin(), maps_.end(), [&](const local_map& m) {
-    return m.addr == addr && m.length == length;
-  });
+  auto it = std::find_if(maps_.begin(), maps_.end(),
+                         [&](const local_map& m) { return m.addr == addr && m.length == length; });
   if (it == maps_.end())
     return status::invalid;
   if (it->index >= 0) {

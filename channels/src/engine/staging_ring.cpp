@@ -21,6 +21,8 @@ std::uint8_t staging_ring::put(const unsigned char* data, std::size_t n,
   return pieces;
 }
 
-void staging_ring::release(std::size_t n) { used_ -= std::min(n, used_); }
+void staging_ring::release(std::size_t n) {
+  used_ -= std::min(n, used_);
+}
 
 }  // namespace riomesh::engine

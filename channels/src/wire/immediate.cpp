@@ -15,8 +15,12 @@ immediate decode(std::uint32_t value) {
   return {static_cast<op>(value >> 29), value & max_data_length};
 }
 
-std::uint32_t to_wire(std::uint32_t host_value) { return htonl(host_value); }
-std::uint32_t from_wire(std::uint32_t wire_value) { return ntohl(wire_value); }
+std::uint32_t to_wire(std::uint32_t host_value) {
+  return htonl(host_value);
+}
+std::uint32_t from_wire(std::uint32_t wire_value) {
+  return ntohl(wire_value);
+}
 
 const char* to_string(op value) {
   switch (value) {

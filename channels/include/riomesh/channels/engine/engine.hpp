@@ -25,10 +25,10 @@ namespace riomesh::engine {
 
 // A view of counters and limits, for tests and statistics.
 struct engine_state {
-  std::uint16_t sends = 0;          // sseq_no
-  std::uint16_t send_limit = 0;     // sseq_comp
-  std::uint32_t peer_credits = 0;   // the most the peer ever grants beyond sseq_no
-  std::uint16_t consumed = 0;       // rseq_no
+  std::uint16_t sends = 0;         // sseq_no
+  std::uint16_t send_limit = 0;    // sseq_comp
+  std::uint32_t peer_credits = 0;  // the most the peer ever grants beyond sseq_no
+  std::uint16_t consumed = 0;      // rseq_no
   std::uint32_t data_in_flight = 0;
   std::uint32_t control_in_flight = 0;
   std::size_t queued_bytes = 0;
@@ -129,8 +129,8 @@ class engine {
 
   // connection, from the peer's private data
   wire::byte_order peer_order_ = wire::host_order();
-  wire::sge peer_sgl_;     // the peer's target SGL slots (where our updates go)
-  wire::sge peer_iomap_;   // the peer's iomap slots (where our entries go)
+  wire::sge peer_sgl_;    // the peer's target SGL slots (where our updates go)
+  wire::sge peer_iomap_;  // the peer's iomap slots (where our entries go)
   std::uint32_t peer_credits_ = 0;
   bool peer_counts_iomap_ = false;
 

@@ -50,11 +50,11 @@ class receive_window {
   std::deque<std::uint32_t> messages_;  // unread bytes of each unconsumed DATA
   std::size_t queued_bytes_ = 0;
   std::size_t read_offset_ = 0;
-  std::size_t freed_unpublished_ = 0;  // read and not yet handed back
-  std::size_t next_half_ = 0;          // ring offset of the next half to publish
-  std::uint64_t published_ = 0;        // bytes the peer has ever been given
-  std::uint64_t received_ = 0;         // bytes the peer has ever written
-  std::uint16_t consumed_ = 0;         // rseq_no
+  std::size_t freed_unpublished_ = 0;     // read and not yet handed back
+  std::size_t next_half_ = 0;             // ring offset of the next half to publish
+  std::uint64_t published_ = 0;           // bytes the peer has ever been given
+  std::uint64_t received_ = 0;            // bytes the peer has ever written
+  std::uint16_t consumed_ = 0;            // rseq_no
   std::uint16_t next_credit_update_ = 0;  // rseq_comp
 };
 

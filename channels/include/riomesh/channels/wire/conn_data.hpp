@@ -17,10 +17,10 @@ namespace riomesh::wire {
 struct conn_data {
   std::uint8_t version = protocol_version;
   std::uint8_t flags = 0;
-  std::uint16_t credits = 0;            // the sender's rq_size
-  std::uint8_t target_iomap_size = 0;   // scale-encoded slot count
-  sge target_sgl;                       // length = slot count (2), not bytes
-  sge data_buf;                         // length = half the receive buffer
+  std::uint16_t credits = 0;           // the sender's rq_size
+  std::uint8_t target_iomap_size = 0;  // scale-encoded slot count
+  sge target_sgl;                      // length = slot count (2), not bytes
+  sge data_buf;                        // length = half the receive buffer
 
   byte_order order() const {
     return (flags & flag_big_endian) ? byte_order::big : byte_order::little;
