@@ -96,7 +96,8 @@ enum class event_kind : std::uint8_t {
   readable,      // stream bytes, or end of stream, can be read
   writable,      // a send or riowrite that would block can go on
   iowrite_done,  // `token`'s writes completed; its source may be reused
-  peer_iomap,    // the peer published iomap slot `index`
+  peer_iomap,    // the peer published iomap slot `index` (tcp: map at `token`, `bytes` long)
+  peer_iounmap,  // tcp: the peer withdrew its map at `token`
   closed,        // disconnected or failed; reason() says which
 };
 

@@ -1,0 +1,65 @@
+// The channel contract: what a connection actor sees of a connection to one
+// peer, whatever carries it (rsocket engine over verbs, or framed TCP).
+//
+// Every call returns at once. Progress happens in progress(), which the
+// owner calls when wait_fd() is readable (or writable, if wants_write()).
+// Events report what changed: stream bytes readable, an iowrite's source
+// free again, a peer map announced, writable again, closed with a reason.
+#pragma once
+
+#include <riomesh/channels/engine/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace riomesh::channels {
+
+using engine::event;
+using engine::event_kind;
+using engine::io_result;
+using engine::shutdown_how;
+using engine::status;
+
+struct map_result {
+  status st = status::ok;
+  std::uint64_t offset = 0;
+};
+
+class channel {
+ public:
+  virtual ~channel() = default;
+
+  // Stream bytes; the caller's buffer is free when the call returns.
+  virtual io_result send(const void* data, std::size_t length) = 0;
+  virtual io_result recv(void* out, std::size_t length) = 0;
+  // The oldest unread stream bytes in place, then consume(n) of them.
+  virtual std::pair<const unsigned char*, std::size_t> peek() = 0;
+  virtual void consume(std::size_t n) = 0;
+
+  // Exposes [base, base + length) for the peer to iowrite into, at `offset`
+  // (default: the address). The peer learns of it by a peer_iomap event.
+  virtual map_result map(void* base, std::size_t length,
+                         std::optional<std::uint64_t> offset = std::nullopt) = 0;
+  virtual status unmap(std::uint64_t offset) = 0;
+  // Places `length` bytes at the peer's mapped `offset`, ahead of any later
+  // stream byte. `source` must stay untouched until iowrite_done(token).
+  virtual io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
+                            std::uint64_t token) = 0;
+
+  virtual status shutdown(shutdown_how how) = 0;
+
+  virtual int wait_fd() const = 0;
+  virtual bool wants_write() const = 0;
+  virtual void progress() = 0;
+  virtual bool take_events(std::vector<event>& out) = 0;
+
+  virtual bool closed() const = 0;
+  virtual const std::string& reason() const = 0;
+  virtual const std::string& peer() const = 0;
+};
+
+}  // namespace riomesh::channels

@@ -1,0 +1,42 @@
+// The tcp channel's frames: a fixed 24-byte little-endian header, then the
+// payload of DATA and IOWRITE. Nothing here trusts the peer: decode() only
+// splits bytes into fields; tcp_protocol checks them against its state.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace riomesh::channels::tcp {
+
+enum class frame_kind : std::uint8_t {
+  hello = 1,         // first frame each way: version and magic
+  data = 2,          // `length` stream bytes follow
+  iowrite = 3,       // `length` bytes follow, for the receiver's map at `offset`
+  iomap = 4,         // the sender mapped [offset, offset + extra) for the receiver
+  iounmap = 5,       // the sender withdrew its map at `offset`
+  iounmap_ack = 6,   // no more iowrites to the receiver's map at `offset` follow
+  shutdown = 7,      // the sender sends no more DATA or IOWRITE
+  keepalive = 8,
+};
+
+inline constexpr std::size_t header_size = 24;
+inline constexpr std::uint64_t hello_magic = 0x504354314853524dull;  // "MRSH1TCP"
+inline constexpr std::uint64_t protocol_version = 1;
+
+struct frame {
+  frame_kind kind = frame_kind::keepalive;
+  std::uint8_t flags = 0;      // none defined: must be 0
+  std::uint16_t reserved = 0;  // must be 0
+  std::uint32_t length = 0;    // payload bytes after the header
+  std::uint64_t offset = 0;
+  std::uint64_t extra = 0;
+};
+
+std::array<unsigned char, header_size> encode(const frame& f);
+frame decode(const unsigned char* header);
+
+// "IOWRITE offset 0x1000 length 4096", for error messages.
+std::string describe(const frame& f);
+
+}  // namespace riomesh::channels::tcp

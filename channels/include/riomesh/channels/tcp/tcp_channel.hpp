@@ -1,0 +1,56 @@
+// The tcp channel: tcp_protocol on a non-blocking socket. A thin shell: it
+// moves bytes between the socket and where the protocol says they belong.
+#pragma once
+
+#include <riomesh/channels/channel.hpp>
+#include <riomesh/channels/tcp/tcp_protocol.hpp>
+#include <riomesh/channels/tcp/tcp_socket.hpp>
+
+#include <memory>
+
+namespace riomesh::channels::tcp {
+
+class tcp_channel final : public channel {
+ public:
+  // Takes ownership of a connected socket.
+  tcp_channel(int fd, std::string peer, const tcp_params& p);
+  ~tcp_channel() override;
+  tcp_channel(const tcp_channel&) = delete;
+  tcp_channel& operator=(const tcp_channel&) = delete;
+
+  // Connects; empty with `error` set on failure.
+  static std::unique_ptr<tcp_channel> connect(const config::endpoint& to, const tcp_params& p,
+                                              const socket_options& opt, std::string& error);
+
+  io_result send(const void* data, std::size_t length) override;
+  io_result recv(void* out, std::size_t length) override;
+  std::pair<const unsigned char*, std::size_t> peek() override { return proto_.peek(); }
+  void consume(std::size_t n) override;
+  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset) override;
+  status unmap(std::uint64_t offset) override;
+  io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
+                    std::uint64_t token) override;
+  status shutdown(shutdown_how how) override;
+  // A KEEPALIVE frame, if nothing else is waiting to go.
+  void keepalive();
+
+  int wait_fd() const override { return fd_; }
+  bool wants_write() const override { return proto_.wants_write(); }
+  void progress() override;
+  bool take_events(std::vector<event>& out) override { return proto_.take_events(out); }
+
+  bool closed() const override { return proto_.closed(); }
+  const std::string& reason() const override { return proto_.reason(); }
+  const std::string& peer() const override { return proto_.peer(); }
+  const tcp_protocol& protocol() const { return proto_; }
+
+ private:
+  void flush();
+  void read_some();
+  void release_socket();
+
+  int fd_;
+  tcp_protocol proto_;
+};
+
+}  // namespace riomesh::channels::tcp

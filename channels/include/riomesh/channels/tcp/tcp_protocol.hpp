@@ -1,0 +1,137 @@
+// The tcp channel's protocol as a state machine without I/O. The socket shell
+// asks it where the next received bytes belong (read_target: a frame header,
+// the stream ring, or straight into a mapped region) and what to write next
+// (write_iov: headers and payloads by reference), and reports what the
+// socket did. So a placed payload goes from the socket into its region with
+// no user-space copy, and a send gathers from the caller's buffer.
+//
+// Every inbound frame is checked before a byte of its payload is read: an
+// unknown kind, a length over the limit, a placement that is not inside one
+// mapped region (overflow-safe), an unmap of an unknown map, a truncated
+// frame. Each closes the connection with a reason naming the peer and the
+// frame, and nothing outside mapped memory is written.
+#pragma once
+
+#include <riomesh/channels/channel.hpp>
+#include <riomesh/channels/tcp/frame.hpp>
+
+#include <sys/uio.h>
+
+#include <deque>
+#include <vector>
+
+namespace riomesh::channels::tcp {
+
+struct tcp_params {
+  std::size_t recv_ring = 128 * 1024;    // stream bytes received, not yet read
+  std::size_t send_buffer = 128 * 1024;  // stream bytes copied while the socket is full
+  std::uint32_t max_frame = 16u << 20;   // largest DATA or IOWRITE payload accepted
+  std::size_t max_pending = 1024;        // frames queued for the socket
+};
+
+class tcp_protocol {
+ public:
+  tcp_protocol(const tcp_params& p, std::string peer);
+
+  // ---- application (see channel.hpp) -----------------------------------
+  // Queues by reference; the shell flushes, then calls detach().
+  io_result send(const void* data, std::size_t length);
+  io_result recv(void* out, std::size_t length);
+  std::pair<const unsigned char*, std::size_t> peek() const;
+  void consume(std::size_t n);
+  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset);
+  status unmap(std::uint64_t offset);
+  io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
+                    std::uint64_t token);
+  status shutdown(shutdown_how how);
+  void keepalive();
+
+  // ---- socket side ---------------------------------------------------------
+  // Where the next received bytes go; length 0: do not read now.
+  std::pair<unsigned char*, std::size_t> read_target();
+  void on_read(std::size_t n);
+  void on_eof();
+  void fail(const std::string& why);
+  // Up to `max` iovecs of bytes waiting to be written, oldest first.
+  std::size_t write_iov(iovec* iov, std::size_t max) const;
+  void on_written(std::size_t n);
+  // Copies what the socket did not take of the last send() into our storage,
+  // so the caller's buffer is free.
+  void detach();
+  bool wants_write() const { return !out_.empty(); }
+  // Closed and nothing left to write: the shell may close the socket.
+  bool finished() const { return closed() && out_.empty(); }
+
+  bool take_events(std::vector<event>& out);
+  bool closed() const { return phase_ != phase::open; }
+  bool failed() const { return phase_ == phase::failed; }
+  const std::string& reason() const { return reason_; }
+  const std::string& peer() const { return peer_; }
+  std::uint64_t frames_received() const { return frames_in_; }
+  std::uint64_t bytes_discarded() const { return discarded_; }
+
+ private:
+  enum class phase : std::uint8_t { open, done, failed };
+  enum class rstate : std::uint8_t { header, data, place, discard };
+
+  struct region {
+    std::uint64_t offset = 0, length = 0;
+    unsigned char* base = nullptr;
+    bool holds(std::uint64_t at, std::uint64_t n) const {
+      return at >= offset && at - offset <= length && n <= length - (at - offset);
+    }
+    bool overlaps(std::uint64_t at, std::uint64_t n) const {
+      return at < offset + length && offset < at + n;
+    }
+  };
+  struct outgoing {
+    std::array<unsigned char, header_size> header{};
+    std::size_t header_done = 0;
+    const unsigned char* payload = nullptr;
+    std::size_t payload_length = 0, payload_done = 0;
+    std::vector<unsigned char> owned;  // the payload, when we had to copy it
+    bool transient = false;            // refers to a send() caller's buffer
+    bool reports = false;              // iowrite_done(token, token_bytes) when written
+    std::uint64_t token = 0, token_bytes = 0;
+    frame_kind kind = frame_kind::keepalive;
+  };
+
+  void queue(const frame& f, const unsigned char* payload = nullptr, bool transient = false);
+  void process_header();
+  void finish_payload();
+  void protocol_error(const frame& f, const std::string& what);
+  void close(phase to, const std::string& why);
+  void maybe_done();
+  void emit(event e) { events_.push_back(e); }
+  const region* find(const std::vector<region>& set, std::uint64_t at, std::uint64_t n) const;
+
+  tcp_params params_;
+  std::string peer_;
+  phase phase_ = phase::open;
+  std::string reason_;
+  std::vector<event> events_;
+
+  // receive side
+  rstate rstate_ = rstate::header;
+  unsigned char header_[header_size];
+  std::size_t header_got_ = 0;
+  frame current_;
+  std::size_t payload_left_ = 0;
+  unsigned char* place_at_ = nullptr;
+  std::vector<unsigned char> ring_;
+  std::size_t ring_head_ = 0, ring_used_ = 0;
+  std::vector<unsigned char> scratch_;
+  bool hello_seen_ = false, peer_shut_ = false, read_open_ = true;
+  std::uint64_t frames_in_ = 0, discarded_ = 0;
+
+  // maps: ours (the peer writes into them), withdrawn ones the peer may still
+  // be writing to until it acknowledges, and the peer's
+  std::vector<region> local_maps_, withdrawn_, peer_maps_;
+
+  // send side
+  std::deque<outgoing> out_;
+  std::size_t owned_bytes_ = 0;
+  bool write_open_ = true, shutdown_sent_ = false, want_writable_ = false;
+};
+
+}  // namespace riomesh::channels::tcp

@@ -1,0 +1,140 @@
+#include <riomesh/channels/tcp/tcp_channel.hpp>
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace riomesh::channels::tcp {
+
+tcp_channel::tcp_channel(int fd, std::string peer, const tcp_params& p)
+    : fd_(fd), proto_(p, std::move(peer)) {
+  flush();  // the HELLO
+}
+
+tcp_channel::~tcp_channel() { release_socket(); }
+
+std::unique_ptr<tcp_channel> tcp_channel::connect(const config::endpoint& to, const tcp_params& p,
+                                                  const socket_options& opt, std::string& error) {
+  auto s = connect_to(to, opt);
+  if (s.fd < 0) {
+    error = s.error;
+    return nullptr;
+  }
+  return std::make_unique<tcp_channel>(s.fd, s.peer, p);
+}
+
+void tcp_channel::release_socket() {
+  if (fd_ >= 0)
+    ::close(fd_);
+  fd_ = -1;
+}
+
+void tcp_channel::flush() {
+  iovec iov[64];
+  while (fd_ >= 0 && proto_.wants_write()) {
+    std::size_t n = proto_.write_iov(iov, 64);
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = n;
+    ssize_t sent = ::sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        proto_.fail("peer " + proto_.peer() + ": send failed: " + std::strerror(errno));
+      break;
+    }
+    proto_.on_written(static_cast<std::size_t>(sent));
+  }
+  if (proto_.finished())
+    ::shutdown(fd_, SHUT_WR);  // our side is done: let the peer see end of stream
+}
+
+void tcp_channel::read_some() {
+  // Bounded, so one busy peer cannot starve the others of a progress thread.
+  for (int round = 0; round < 64 && fd_ >= 0; ++round) {
+    auto [at, room] = proto_.read_target();
+    if (room == 0)
+      return;  // closed, or the ring is full until the application reads
+    ssize_t got = ::recv(fd_, at, room, MSG_DONTWAIT);
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        proto_.fail("peer " + proto_.peer() + ": receive failed: " + std::strerror(errno));
+      return;
+    }
+    if (got == 0) {
+      proto_.on_eof();
+      return;
+    }
+    proto_.on_read(static_cast<std::size_t>(got));
+    if (static_cast<std::size_t>(got) < room)
+      return;  // drained for now
+  }
+}
+
+void tcp_channel::progress() {
+  read_some();
+  flush();
+}
+
+io_result tcp_channel::send(const void* data, std::size_t length) {
+  auto* bytes = static_cast<const unsigned char*>(data);
+  std::size_t total = 0;
+  for (;;) {
+    auto r = proto_.send(bytes + total, length - total);
+    flush();
+    proto_.detach();
+    total += r.bytes;
+    if (r.st != status::would_block || r.bytes == 0)
+      return {total, total == length ? status::ok : r.st};
+  }
+}
+
+io_result tcp_channel::recv(void* out, std::size_t length) {
+  auto r = proto_.recv(out, length);
+  if (r.bytes > 0)
+    read_some();  // room again: take in what waits, rather than on the next wake-up
+  return r;
+}
+
+void tcp_channel::consume(std::size_t n) {
+  proto_.consume(n);
+  read_some();
+}
+
+map_result tcp_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
+  auto r = proto_.map(base, length, offset);
+  flush();
+  return r;
+}
+
+status tcp_channel::unmap(std::uint64_t offset) {
+  auto st = proto_.unmap(offset);
+  flush();
+  return st;
+}
+
+io_result tcp_channel::iowrite(const void* source, std::size_t length, std::uint64_t offset,
+                               std::uint64_t token) {
+  auto r = proto_.iowrite(source, length, offset, token);
+  flush();
+  return r;
+}
+
+status tcp_channel::shutdown(shutdown_how how) {
+  auto st = proto_.shutdown(how);
+  flush();
+  return st;
+}
+
+void tcp_channel::keepalive() {
+  proto_.keepalive();
+  flush();
+}
+
+}  // namespace riomesh::channels::tcp

@@ -1,0 +1,247 @@
+// The tcp protocol's application calls and its outbound queue.
+#include <riomesh/channels/tcp/tcp_protocol.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace riomesh::channels::tcp {
+
+tcp_protocol::tcp_protocol(const tcp_params& p, std::string peer)
+    : params_(p), peer_(std::move(peer)), ring_(p.recv_ring), scratch_(64 * 1024) {
+  frame hello;
+  hello.kind = frame_kind::hello;
+  hello.offset = protocol_version;
+  hello.extra = hello_magic;
+  queue(hello);
+}
+
+void tcp_protocol::queue(const frame& f, const unsigned char* payload, bool transient) {
+  outgoing o;
+  o.header = encode(f);
+  o.payload = payload;
+  o.payload_length = payload ? f.length : 0;
+  o.transient = transient;
+  o.kind = f.kind;
+  out_.push_back(std::move(o));
+}
+
+io_result tcp_protocol::send(const void* data, std::size_t length) {
+  if (failed() || (closed() && write_open_))
+    return {0, status::closed};
+  if (!write_open_)
+    return {0, status::shut_down};
+  auto* bytes = static_cast<const unsigned char*>(data);
+  std::size_t accepted = 0;
+  // Whatever the socket does not take must fit in our send buffer after the
+  // flush, so a frame never promises more than that.
+  std::size_t room = params_.send_buffer - std::min(params_.send_buffer, owned_bytes_);
+  for (const auto& o : out_)
+    if (o.transient)
+      room -= std::min(room, o.payload_length);
+  while (accepted < length && room > 0 && out_.size() < params_.max_pending) {
+    std::size_t n = std::min({length - accepted, room, std::size_t{params_.max_frame}});
+    frame f;
+    f.kind = frame_kind::data;
+    f.length = static_cast<std::uint32_t>(n);
+    queue(f, bytes + accepted, true);
+    accepted += n;
+    room -= n;
+  }
+  if (accepted < length) {
+    want_writable_ = true;
+    return {accepted, status::would_block};
+  }
+  return {accepted, status::ok};
+}
+
+void tcp_protocol::detach() {
+  for (auto& o : out_) {
+    if (!o.transient)
+      continue;
+    o.owned.assign(o.payload + o.payload_done, o.payload + o.payload_length);
+    owned_bytes_ += o.owned.size();
+    o.payload = o.owned.data();
+    o.payload_length = o.owned.size();
+    o.payload_done = 0;
+    o.transient = false;
+  }
+}
+
+const tcp_protocol::region* tcp_protocol::find(const std::vector<region>& set, std::uint64_t at,
+                                               std::uint64_t n) const {
+  for (const auto& r : set)
+    if (r.holds(at, n))
+      return &r;
+  return nullptr;
+}
+
+map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
+  if (closed())
+    return {status::closed};
+  std::uint64_t at = offset.value_or(reinterpret_cast<std::uint64_t>(base));
+  if (length == 0 || at > std::numeric_limits<std::uint64_t>::max() - length)
+    return {status::invalid};
+  for (const auto* set : {&local_maps_, &withdrawn_})
+    for (const auto& r : *set)
+      if (r.overlaps(at, length))
+        return {status::invalid};
+  local_maps_.push_back({at, length, static_cast<unsigned char*>(base)});
+  frame f;
+  f.kind = frame_kind::iomap;
+  f.offset = at;
+  f.extra = length;
+  queue(f);
+  return {status::ok, at};
+}
+
+status tcp_protocol::unmap(std::uint64_t offset) {
+  auto it = std::find_if(local_maps_.begin(), local_maps_.end(),
+                         [&](const region& r) { return r.offset == offset; });
+  if (it == local_maps_.end())
+    return status::invalid;
+  // Until the peer acknowledges, its iowrites already on the way are read
+  // and dropped; the memory itself is the caller's again at once.
+  withdrawn_.push_back({it->offset, it->length, nullptr});
+  local_maps_.erase(it);
+  if (!closed()) {
+    frame f;
+    f.kind = frame_kind::iounmap;
+    f.offset = offset;
+    queue(f);
+  }
+  return status::ok;
+}
+
+io_result tcp_protocol::iowrite(const void* source, std::size_t length, std::uint64_t offset,
+                                std::uint64_t token) {
+  if (failed() || (closed() && write_open_))
+    return {0, status::closed};
+  if (!write_open_)
+    return {0, status::shut_down};
+  if (length > std::numeric_limits<std::uint64_t>::max() - offset)
+    return {0, status::invalid};
+  auto* bytes = static_cast<const unsigned char*>(source);
+  std::size_t done = 0;
+  status stopped = status::ok;
+  while (done < length) {
+    std::uint64_t at = offset + done;
+    const region* m = find(peer_maps_, at, 1);
+    if (!m) {
+      stopped = status::no_mapping;
+      break;
+    }
+    if (out_.size() >= params_.max_pending) {
+      want_writable_ = true;
+      stopped = status::would_block;
+      break;
+    }
+    std::size_t n = std::min<std::uint64_t>({length - done, m->offset + m->length - at,
+                                             params_.max_frame});
+    frame f;
+    f.kind = frame_kind::iowrite;
+    f.offset = at;
+    f.length = static_cast<std::uint32_t>(n);
+    queue(f, bytes + done, false);
+    done += n;
+  }
+  if (done > 0) {
+    out_.back().reports = true;
+    out_.back().token = token;
+    out_.back().token_bytes = done;
+  }
+  return {done, stopped};
+}
+
+status tcp_protocol::shutdown(shutdown_how how) {
+  if (failed())
+    return status::closed;
+  if (how != shutdown_how::write) {
+    read_open_ = false;
+    ring_head_ = ring_used_ = 0;  // unread bytes are dropped
+  }
+  if (how != shutdown_how::read && write_open_) {
+    write_open_ = false;
+    if (!closed()) {
+      frame f;
+      f.kind = frame_kind::shutdown;
+      queue(f);
+    }
+  }
+  maybe_done();
+  return status::ok;
+}
+
+void tcp_protocol::keepalive() {
+  if (!closed() && out_.empty())
+    queue(frame{});
+}
+
+std::size_t tcp_protocol::write_iov(iovec* iov, std::size_t max) const {
+  std::size_t n = 0;
+  for (const auto& o : out_) {
+    if (n == max)
+      break;
+    if (o.header_done < header_size)
+      iov[n++] = {const_cast<unsigned char*>(o.header.data() + o.header_done),
+                  header_size - o.header_done};
+    if (n == max)
+      break;
+    if (o.payload_done < o.payload_length)
+      iov[n++] = {const_cast<unsigned char*>(o.payload + o.payload_done),
+                  o.payload_length - o.payload_done};
+  }
+  return n;
+}
+
+void tcp_protocol::on_written(std::size_t n) {
+  while (n > 0 && !out_.empty()) {
+    auto& o = out_.front();
+    std::size_t h = std::min(n, header_size - o.header_done);
+    o.header_done += h;
+    n -= h;
+    std::size_t p = std::min(n, o.payload_length - o.payload_done);
+    o.payload_done += p;
+    n -= p;
+    if (o.header_done < header_size || o.payload_done < o.payload_length)
+      break;
+    owned_bytes_ -= std::min(owned_bytes_, o.owned.size());
+    if (o.reports)
+      emit({event_kind::iowrite_done, o.token, o.token_bytes, 0});
+    if (o.kind == frame_kind::shutdown)
+      shutdown_sent_ = true;
+    out_.pop_front();
+  }
+  if (want_writable_ && owned_bytes_ < params_.send_buffer && out_.size() < params_.max_pending &&
+      !closed()) {
+    want_writable_ = false;
+    emit({event_kind::writable});
+  }
+  maybe_done();
+}
+
+bool tcp_protocol::take_events(std::vector<event>& out) {
+  if (events_.empty())
+    return false;
+  out.insert(out.end(), events_.begin(), events_.end());
+  events_.clear();
+  return true;
+}
+
+void tcp_protocol::close(phase to, const std::string& why) {
+  if (closed())
+    return;
+  phase_ = to;
+  reason_ = why;
+  if (to == phase::failed)
+    out_.clear();  // nothing more goes to a peer we gave up on
+  emit({event_kind::closed});
+}
+
+// Both directions shut and our SHUTDOWN on the wire: a clean end.
+void tcp_protocol::maybe_done() {
+  if (!closed() && !write_open_ && shutdown_sent_ && peer_shut_)
+    close(phase::done, "shut down");
+}
+
+}  // namespace riomesh::channels::tcp

@@ -1,0 +1,221 @@
+// The tcp protocol's receiving side: frame headers checked before their
+// payload is read, and payloads steered into the ring or a mapped region.
+#include <riomesh/channels/tcp/tcp_protocol.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace riomesh::channels::tcp {
+
+std::pair<unsigned char*, std::size_t> tcp_protocol::read_target() {
+  if (failed())
+    return {nullptr, 0};
+  switch (rstate_) {
+    case rstate::header:
+      return {header_ + header_got_, header_size - header_got_};
+    case rstate::data: {
+      // Stream bytes go into the ring's free space; none free: stop reading,
+      // and the peer's socket fills up (backpressure).
+      std::size_t tail = (ring_head_ + ring_used_) % ring_.size();
+      std::size_t free = ring_.size() - ring_used_;
+      std::size_t run = std::min({free, ring_.size() - tail, payload_left_});
+      return {ring_.data() + tail, run};
+    }
+    case rstate::place:
+      return {place_at_, payload_left_};
+    default:
+      return {scratch_.data(), std::min(scratch_.size(), payload_left_)};
+  }
+}
+
+void tcp_protocol::on_read(std::size_t n) {
+  if (n == 0 || failed())
+    return;
+  switch (rstate_) {
+    case rstate::header:
+      header_got_ += n;
+      if (header_got_ == header_size)
+        process_header();
+      return;
+    case rstate::data:
+      if (read_open_) {
+        bool was_empty = ring_used_ == 0;
+        ring_used_ += n;
+        if (was_empty)
+          emit({event_kind::readable});
+      }
+      break;
+    case rstate::place:
+      place_at_ += n;
+      break;
+    default:
+      discarded_ += n;
+      break;
+  }
+  payload_left_ -= n;
+  if (payload_left_ == 0)
+    finish_payload();
+}
+
+void tcp_protocol::finish_payload() {
+  rstate_ = rstate::header;
+  header_got_ = 0;
+}
+
+void tcp_protocol::protocol_error(const frame& f, const std::string& what) {
+  close(phase::failed, "peer " + peer_ + ": frame " + std::to_string(frames_in_) + " (" +
+                           describe(f) + "): " + what);
+}
+
+void tcp_protocol::process_header() {
+  ++frames_in_;
+  frame f = decode(header_);
+  current_ = f;
+  header_got_ = 0;
+  if (f.flags != 0 || f.reserved != 0)
+    return protocol_error(f, "flags or reserved bits set");
+  if (!hello_seen_) {
+    if (f.kind != frame_kind::hello || f.extra != hello_magic)
+      return protocol_error(f, "not a riomesh tcp peer (no HELLO)");
+    if (f.offset != protocol_version)
+      return protocol_error(f, "protocol version " + std::to_string(f.offset) +
+                                   "; only version 1 is spoken");
+    hello_seen_ = true;
+    return;
+  }
+  bool has_payload = f.kind == frame_kind::data || f.kind == frame_kind::iowrite;
+  if (!has_payload && f.length != 0)
+    return protocol_error(f, "this kind carries no payload");
+  switch (f.kind) {
+    case frame_kind::data:
+    case frame_kind::iowrite: {
+      if (peer_shut_)
+        return protocol_error(f, "payload after the peer's SHUTDOWN");
+      if (f.length == 0)
+        return protocol_error(f, "empty payload");
+      if (f.length > params_.max_frame)
+        return protocol_error(f, "payload longer than the " + std::to_string(params_.max_frame) +
+                                     "-byte limit");
+      payload_left_ = f.length;
+      if (f.kind == frame_kind::data) {
+        rstate_ = rstate::data;
+        return;
+      }
+      if (f.length > std::numeric_limits<std::uint64_t>::max() - f.offset)
+        return protocol_error(f, "placement wraps past the end of the address space");
+      if (const region* m = find(local_maps_, f.offset, f.length)) {
+        place_at_ = m->base + (f.offset - m->offset);
+        rstate_ = rstate::place;
+        return;
+      }
+      if (find(withdrawn_, f.offset, f.length)) {
+        rstate_ = rstate::discard;  // sent before the peer saw our IOUNMAP
+        return;
+      }
+      return protocol_error(f, "placement outside every mapped region");
+    }
+    case frame_kind::iomap:
+      if (f.extra == 0 || f.extra > std::numeric_limits<std::uint64_t>::max() - f.offset)
+        return protocol_error(f, "map of length " + std::to_string(f.extra) + " at that offset");
+      for (const auto& r : peer_maps_)
+        if (r.overlaps(f.offset, f.extra))
+          return protocol_error(f, "map overlaps an earlier one");
+      peer_maps_.push_back({f.offset, f.extra, nullptr});
+      emit({event_kind::peer_iomap, f.offset, f.extra, 0});
+      return;
+    case frame_kind::iounmap: {
+      auto it = std::find_if(peer_maps_.begin(), peer_maps_.end(),
+                             [&](const region& r) { return r.offset == f.offset; });
+      if (it == peer_maps_.end())
+        return protocol_error(f, "unmap of a map never announced");
+      peer_maps_.erase(it);
+      emit({event_kind::peer_iounmap, f.offset, 0, 0});
+      frame ack;
+      ack.kind = frame_kind::iounmap_ack;
+      ack.offset = f.offset;
+      queue(ack);  // after every IOWRITE we queued for it
+      return;
+    }
+    case frame_kind::iounmap_ack: {
+      auto it = std::find_if(withdrawn_.begin(), withdrawn_.end(),
+                             [&](const region& r) { return r.offset == f.offset; });
+      if (it == withdrawn_.end())
+        return protocol_error(f, "acknowledges an unmap never sent");
+      withdrawn_.erase(it);
+      return;
+    }
+    case frame_kind::shutdown:
+      peer_shut_ = true;
+      emit({event_kind::readable});
+      maybe_done();
+      return;
+    case frame_kind::keepalive:
+      return;
+    case frame_kind::hello:
+      return protocol_error(f, "a second HELLO");
+    default:
+      return protocol_error(f, "unknown frame kind");
+  }
+}
+
+void tcp_protocol::on_eof() {
+  if (closed())
+    return;
+  if (rstate_ != rstate::header || header_got_ > 0) {
+    std::size_t expected = rstate_ == rstate::header ? header_size : current_.length;
+    std::size_t got = rstate_ == rstate::header ? header_got_ : current_.length - payload_left_;
+    if (rstate_ == rstate::header)
+      ++frames_in_;
+    close(phase::failed, "peer " + peer_ + ": frame " + std::to_string(frames_in_) +
+                             " truncated by end of stream (" + std::to_string(got) + " of " +
+                             std::to_string(expected) + (rstate_ == rstate::header ? " header" : " payload") +
+                             " bytes)");
+    return;
+  }
+  if (!peer_shut_) {
+    close(phase::failed, "peer " + peer_ + " closed the connection without shutting down");
+    return;
+  }
+  maybe_done();
+}
+
+void tcp_protocol::fail(const std::string& why) { close(phase::failed, why); }
+
+io_result tcp_protocol::recv(void* out, std::size_t length) {
+  if (!read_open_)
+    return {0, status::shut_down};
+  if (ring_used_ == 0) {
+    if (failed())
+      return {0, status::closed};
+    if (peer_shut_ || closed())
+      return {0, status::eof};
+    return {0, status::would_block};
+  }
+  auto* dst = static_cast<unsigned char*>(out);
+  std::size_t copied = 0;
+  while (copied < length && ring_used_ > 0) {
+    auto [p, n] = peek();
+    n = std::min(n, length - copied);
+    std::memcpy(dst + copied, p, n);
+    consume(n);
+    copied += n;
+  }
+  return {copied, status::ok};
+}
+
+std::pair<const unsigned char*, std::size_t> tcp_protocol::peek() const {
+  if (ring_used_ == 0 || !read_open_)
+    return {nullptr, 0};
+  return {ring_.data() + ring_head_, std::min(ring_used_, ring_.size() - ring_head_)};
+}
+
+void tcp_protocol::consume(std::size_t n) {
+  n = std::min(n, ring_used_);
+  ring_head_ = (ring_head_ + n) % ring_.size();
+  ring_used_ -= n;
+  if (ring_used_ == 0)
+    ring_head_ = 0;  // keeps the next payload read contiguous
+}
+
+}  // namespace riomesh::channels::tcp

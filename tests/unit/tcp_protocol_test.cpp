@@ -1,0 +1,303 @@
+// The tcp channel's protocol without sockets: two protocol objects joined in
+// memory, and hand-made frames for everything a hostile peer might send.
+#include <riomesh/channels/tcp/tcp_protocol.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <vector>
+
+using namespace riomesh::channels;
+using namespace riomesh::channels::tcp;
+
+namespace {
+
+// Moves everything `from` wants to write into `to`, the way a socket would,
+// in pieces of at most `chunk` bytes.
+void pump(tcp_protocol& from, tcp_protocol& to, std::size_t chunk = 1 << 20) {
+  iovec iov[64];
+  while (from.wants_write()) {
+    std::size_t n = from.write_iov(iov, 64);
+    std::vector<unsigned char> bytes;
+    for (std::size_t i = 0; i < n && bytes.size() < chunk; ++i) {
+      auto* p = static_cast<unsigned char*>(iov[i].iov_base);
+      bytes.insert(bytes.end(), p, p + std::min(iov[i].iov_len, chunk - bytes.size()));
+    }
+    std::size_t fed = 0;
+    while (fed < bytes.size()) {
+      auto [at, room] = to.read_target();
+      if (room == 0)
+        break;
+      std::size_t k = std::min(room, bytes.size() - fed);
+      std::memcpy(at, bytes.data() + fed, k);
+      to.on_read(k);
+      fed += k;
+    }
+    from.on_written(fed);
+    if (fed < bytes.size())
+      return;  // the receiver is full
+  }
+}
+
+// Feeds raw bytes into a protocol as if they came from its socket.
+void feed(tcp_protocol& to, const std::vector<unsigned char>& bytes) {
+  std::size_t fed = 0;
+  while (fed < bytes.size()) {
+    auto [at, room] = to.read_target();
+    if (room == 0)
+      return;
+    std::size_t k = std::min(room, bytes.size() - fed);
+    std::memcpy(at, bytes.data() + fed, k);
+    to.on_read(k);
+    fed += k;
+  }
+}
+
+std::vector<unsigned char> header(frame f) {
+  auto h = encode(f);
+  return {h.begin(), h.end()};
+}
+
+std::vector<unsigned char> hello() {
+  frame f;
+  f.kind = frame_kind::hello;
+  f.offset = protocol_version;
+  f.extra = hello_magic;
+  return header(f);
+}
+
+frame make(frame_kind k, std::uint32_t length = 0, std::uint64_t offset = 0,
+           std::uint64_t extra = 0) {
+  frame f;
+  f.kind = k;
+  f.length = length;
+  f.offset = offset;
+  f.extra = extra;
+  return f;
+}
+
+std::vector<unsigned char> operator+(std::vector<unsigned char> a,
+                                     const std::vector<unsigned char>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A receiver with one 4 KiB map at offset 0x1000; returns the reason it
+// closed after `bytes` (empty if it did not).
+std::string after(const std::vector<unsigned char>& bytes, std::vector<unsigned char>* map = nullptr) {
+  tcp_params p;
+  p.max_frame = 1 << 20;
+  tcp_protocol rx(p, "10.0.0.9:4242");
+  std::vector<unsigned char> local(4096);
+  rx.map(map ? map->data() : local.data(), map ? map->size() : local.size(), 0x1000);
+  feed(rx, bytes);
+  return rx.reason();
+}
+
+}  // namespace
+
+TEST_CASE("frames: a 24-byte little-endian header") {
+  auto h = encode(make(frame_kind::iowrite, 0x01020304, 0x1122334455667788ull, 9));
+  CHECK(h[0] == 3);
+  CHECK(h[1] == 0);
+  CHECK(h[4] == 0x04);
+  CHECK(h[7] == 0x01);
+  CHECK(h[8] == 0x88);
+  CHECK(h[15] == 0x11);
+  CHECK(h[16] == 9);
+  auto f = decode(h.data());
+  CHECK(f.kind == frame_kind::iowrite);
+  CHECK(f.length == 0x01020304u);
+  CHECK(f.offset == 0x1122334455667788ull);
+  CHECK(describe(f) == "IOWRITE offset 0x1122334455667788 length 16909060");
+}
+
+TEST_CASE("stream bytes and placed bytes arrive, placed ones straight into the map") {
+  tcp_protocol a({}, "a"), b({}, "b");
+  std::vector<unsigned char> region(8192, 0);
+  REQUIRE(b.map(region.data(), region.size(), 0x10000).st == status::ok);
+  pump(b, a);
+  pump(a, b);
+  std::vector<event> ev;
+  a.take_events(ev);
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == event_kind::peer_iomap);
+  CHECK(ev[0].token == 0x10000);
+  CHECK(ev[0].bytes == 8192);
+
+  std::vector<unsigned char> src(5000);
+  for (std::size_t i = 0; i < src.size(); ++i)
+    src[i] = static_cast<unsigned char>(i * 7);
+  CHECK(a.iowrite(src.data(), src.size(), 0x10000 + 100, 42).bytes == 5000);
+  const char text[] = "after the placement";
+  CHECK(a.send(text, sizeof text).bytes == sizeof text);
+  a.detach();
+  // The receiver is told to read the IOWRITE payload into the map itself.
+  iovec iov[8];
+  a.write_iov(iov, 8);
+  feed(b, {static_cast<unsigned char*>(iov[0].iov_base),
+           static_cast<unsigned char*>(iov[0].iov_base) + iov[0].iov_len});
+  a.on_written(iov[0].iov_len);
+  CHECK(b.read_target().first == region.data() + 100);
+  pump(a, b);
+  CHECK(std::equal(src.begin(), src.end(), region.begin() + 100));
+  char out[64] = {};
+  CHECK(b.recv(out, sizeof out).bytes == sizeof text);
+  CHECK(std::string{out} == text);
+  ev.clear();
+  a.take_events(ev);
+  REQUIRE(!ev.empty());
+  CHECK(ev.back().kind == event_kind::iowrite_done);
+  CHECK(ev.back().token == 42);
+}
+
+TEST_CASE("iowrite splits at map ends and stops where no map is") {
+  tcp_protocol a({}, "a"), b({}, "b");
+  std::vector<unsigned char> r1(100), r2(100);
+  b.map(r1.data(), 100, 0);
+  b.map(r2.data(), 100, 100);
+  pump(b, a);
+  std::vector<unsigned char> src(250, 9);
+  auto r = a.iowrite(src.data(), src.size(), 50, 1);
+  CHECK(r.bytes == 150);
+  CHECK(r.st == status::no_mapping);
+  CHECK(a.iowrite(src.data(), 10, 5000, 2).st == status::no_mapping);
+  pump(a, b);
+  CHECK(r1[50] == 9);
+  CHECK(r2[99] == 9);
+}
+
+TEST_CASE("unmap: iowrites already on the way are dropped, not placed, until acknowledged") {
+  tcp_protocol a({}, "a"), b({}, "b");
+  std::vector<unsigned char> region(64, 0);
+  b.map(region.data(), 64, 0);
+  pump(b, a);
+  pump(a, b);
+  std::vector<unsigned char> src(64, 0xee);
+  a.iowrite(src.data(), 64, 0, 1);  // in flight while b unmaps
+  CHECK(b.unmap(0) == status::ok);
+  pump(a, b);
+  CHECK(region[0] == 0);
+  CHECK(b.bytes_discarded() == 64);
+  CHECK_FALSE(b.closed());
+  pump(b, a);  // the IOUNMAP; a answers with IOUNMAP_ACK
+  std::vector<event> ev;
+  a.take_events(ev);
+  CHECK(ev.back().kind == event_kind::peer_iounmap);
+  pump(a, b);
+  CHECK_FALSE(b.closed());
+  CHECK(a.iowrite(src.data(), 1, 0, 2).st == status::no_mapping);
+}
+
+TEST_CASE("shutdown each way, then a clean close") {
+  tcp_protocol a({}, "a"), b({}, "b");
+  a.send("x", 1);
+  a.detach();
+  a.shutdown(shutdown_how::write);
+  pump(a, b);
+  char c;
+  CHECK(b.recv(&c, 1).bytes == 1);
+  CHECK(b.recv(&c, 1).st == status::eof);
+  CHECK(a.send("y", 1).st == status::shut_down);
+  CHECK(b.send("z", 1).bytes == 1);  // the other way still open
+  b.detach();
+  b.shutdown(shutdown_how::write);
+  pump(b, a);
+  CHECK(a.recv(&c, 1).bytes == 1);
+  CHECK(a.closed());
+  CHECK_FALSE(a.failed());
+  CHECK(b.closed());
+  CHECK(a.reason() == "shut down");
+}
+
+TEST_CASE("the receive ring pushes back: nothing is read while it is full") {
+  tcp_params small;
+  small.recv_ring = 16;
+  tcp_protocol a({}, "a"), b(small, "b");
+  std::vector<unsigned char> data(40, 1);
+  a.send(data.data(), data.size());
+  a.detach();
+  pump(a, b);
+  CHECK(a.wants_write());  // the rest waits for b's reader
+  CHECK(b.read_target().second == 0);
+  unsigned char out[40];
+  CHECK(b.recv(out, 40).bytes == 16);
+  pump(a, b);
+  CHECK(b.recv(out, 40).bytes == 16);
+}
+
+TEST_CASE("a send that the socket cannot take is copied, up to send_buffer") {
+  tcp_params p;
+  p.send_buffer = 100;
+  tcp_protocol a(p, "a");
+  std::vector<unsigned char> data(250, 3);
+  auto r = a.send(data.data(), data.size());
+  CHECK(r.bytes == 100);
+  CHECK(r.st == status::would_block);
+  a.detach();
+  data.assign(250, 0);  // the caller's buffer is free
+  iovec iov[8];
+  std::size_t n = a.write_iov(iov, 8);
+  REQUIRE(n == 3);  // HELLO, DATA header, payload
+  CHECK(static_cast<unsigned char*>(iov[2].iov_base)[99] == 3);
+}
+
+TEST_CASE("hostile frames close the connection, naming peer and frame") {
+  auto h = hello();
+  CHECK(after(header(make(frame_kind::data, 4))) ==
+        "peer 10.0.0.9:4242: frame 1 (DATA offset 0x0 length 4): not a riomesh tcp peer (no "
+        "HELLO)");
+  CHECK(after(h + header(make(static_cast<frame_kind>(0x42)))) ==
+        "peer 10.0.0.9:4242: frame 2 (kind 0x42 length 0): unknown frame kind");
+  CHECK(after(h + header(make(frame_kind::data, (1 << 20) + 1))) ==
+        "peer 10.0.0.9:4242: frame 2 (DATA offset 0x0 length 1048577): payload longer than "
+        "the 1048576-byte limit");
+  CHECK(after(h + header(make(frame_kind::iowrite, 16, 0x1ff8))) ==
+        "peer 10.0.0.9:4242: frame 2 (IOWRITE offset 0x1ff8 length 16): placement outside "
+        "every mapped region");
+  CHECK(after(h + header(make(frame_kind::iowrite, 16, 0xfffffffffffffff8ull))) ==
+        "peer 10.0.0.9:4242: frame 2 (IOWRITE offset 0xfffffffffffffff8 length 16): placement "
+        "wraps past the end of the address space");
+  CHECK(after(h + header(make(frame_kind::iowrite, 16, 0x0))) ==
+        "peer 10.0.0.9:4242: frame 2 (IOWRITE offset 0x0 length 16): placement outside every "
+        "mapped region");
+  CHECK(after(h + header(make(frame_kind::iounmap, 0, 0x5000))) ==
+        "peer 10.0.0.9:4242: frame 2 (IOUNMAP offset 0x5000 length 0): unmap of a map never "
+        "announced");
+  CHECK(after(h + header(make(frame_kind::shutdown)) + header(make(frame_kind::data, 1))) ==
+        "peer 10.0.0.9:4242: frame 3 (DATA offset 0x0 length 1): payload after the peer's "
+        "SHUTDOWN");
+  CHECK(after(h + header(make(frame_kind::keepalive, 8))) ==
+        "peer 10.0.0.9:4242: frame 2 (KEEPALIVE offset 0x0 length 8): this kind carries no "
+        "payload");
+  auto flagged = header(make(frame_kind::keepalive));
+  flagged[1] = 1;
+  CHECK(after(h + flagged) ==
+        "peer 10.0.0.9:4242: frame 2 (KEEPALIVE offset 0x0 length 0): flags or reserved bits set");
+  CHECK(after(h + header(make(frame_kind::iomap, 0, 10, 0))) ==
+        "peer 10.0.0.9:4242: frame 2 (IOMAP offset 0xa length 0): map of length 0 at that offset");
+  CHECK(after(h + h) == "peer 10.0.0.9:4242: frame 2 (HELLO offset 0x1 length 0): a second HELLO");
+}
+
+TEST_CASE("a placement inside the map is written there, and nothing around it") {
+  std::vector<unsigned char> map(4096, 0);
+  std::vector<unsigned char> payload(16, 0xab);
+  CHECK(after(hello() + header(make(frame_kind::iowrite, 16, 0x1ff0)) + payload, &map) == "");
+  CHECK(map[4095] == 0xab);
+  CHECK(map[4079] == 0);
+}
+
+TEST_CASE("a frame cut short by end of stream") {
+  tcp_protocol rx({}, "p");
+  feed(rx, hello() + std::vector<unsigned char>(10, 0));
+  rx.on_eof();
+  CHECK(rx.reason() == "peer p: frame 2 truncated by end of stream (10 of 24 header bytes)");
+  tcp_protocol ry({}, "p");
+  feed(ry, hello() + header(make(frame_kind::data, 100)) + std::vector<unsigned char>(30, 1));
+  ry.on_eof();
+  CHECK(ry.reason() == "peer p: frame 2 truncated by end of stream (30 of 100 payload bytes)");
+  tcp_protocol rz({}, "p");
+  feed(rz, hello());
+  rz.on_eof();
+  CHECK(rz.reason() == "peer p closed the connection without shutting down");
+}
