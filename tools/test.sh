@@ -8,10 +8,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/deps.sh"
 
-echo "== sanitizer build (address, undefined): unit tests"
+echo "== sanitizer build (address, undefined): unit and integration tests"
 "$root/tools/build.sh" "$root/build-asan" -DRIOMESH_WERROR=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIOMESH_SANITIZE=address,undefined >/dev/null
-(cd "$root/build-asan" && ctest -L unit --output-on-failure --timeout 300 -j "$(nproc)")
+# (not the package test: it builds a separate, unsanitized project)
+(cd "$root/build-asan" && ctest -L 'unit|integration' -LE package --output-on-failure \
+   --timeout 300 -j "$(nproc)")
 
 echo "== release build: all tests"
 "$root/tools/build.sh" "$root/build" -DRIOMESH_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

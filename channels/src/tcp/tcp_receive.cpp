@@ -73,8 +73,6 @@ void tcp_protocol::process_header() {
   frame f = decode(header_);
   current_ = f;
   header_got_ = 0;
-  if (f.flags != 0 || f.reserved != 0)
-    return protocol_error(f, "flags or reserved bits set");
   if (!hello_seen_) {
     if (f.kind != frame_kind::hello || f.extra != hello_magic)
       return protocol_error(f, "not a riomesh tcp peer (no HELLO)");
@@ -84,6 +82,8 @@ void tcp_protocol::process_header() {
     hello_seen_ = true;
     return;
   }
+  if (f.flags != 0 || f.reserved != 0)
+    return protocol_error(f, "flags or reserved bits set");
   bool has_payload = f.kind == frame_kind::data || f.kind == frame_kind::iowrite;
   if (!has_payload && f.length != 0)
     return protocol_error(f, "this kind carries no payload");

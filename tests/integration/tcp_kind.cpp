@@ -1,0 +1,50 @@
+#include "channel_kind.hpp"
+
+#include <riomesh/channels/tcp/tcp_channel.hpp>
+
+#include <poll.h>
+#include <unistd.h>
+
+namespace riomesh::test {
+namespace {
+
+using namespace channels::tcp;
+
+class tcp : public channel_kind {
+ public:
+  ~tcp() override {
+    if (listener_ >= 0)
+      ::close(listener_);
+  }
+  const char* name() const override { return "tcp"; }
+  void listen() override {
+    auto s = listen_on({"127.0.0.1", 0});
+    listener_ = s.fd;
+    port_ = static_cast<std::uint16_t>(local_port(s.fd));
+  }
+  std::unique_ptr<channels::channel> accept(std::chrono::milliseconds timeout) override {
+    pollfd p{listener_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(timeout.count())) != 1)
+      return nullptr;
+    auto s = accept_from(listener_, {});
+    if (s.fd < 0)
+      return nullptr;
+    return std::make_unique<tcp_channel>(s.fd, s.peer, tcp_params{});
+  }
+  std::unique_ptr<channels::channel> connect() override {
+    ::close(listener_);
+    listener_ = -1;
+    std::string error;
+    return tcp_channel::connect({"127.0.0.1", port_}, {}, {}, error);
+  }
+
+ private:
+  int listener_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<channel_kind> tcp_kind() { return std::make_unique<tcp>(); }
+
+}  // namespace riomesh::test
