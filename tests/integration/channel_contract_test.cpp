@@ -104,8 +104,8 @@ bool recv_stream(channels::channel& ch, std::uint64_t seed, std::size_t total) {
       },
       60s);
   if (bad || !eof || got != total)
-    std::fprintf(stderr, "recv_stream: got %zu of %zu bytes, eof %d, corrupt %d\n", got, total,
-                 eof, bad);
+    std::fprintf(stderr, "recv_stream: got %zu of %zu bytes, eof %d, corrupt %d\n", got, total, eof,
+                 bad);
   return !bad && eof && got == total;
 }
 

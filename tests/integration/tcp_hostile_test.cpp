@@ -50,7 +50,8 @@ class node {
   void run_once(int timeout_ms = 20) {
     std::vector<pollfd> fds{{listener_, POLLIN, 0}};
     for (auto& [peer, c] : conns)
-      fds.push_back({c.ch->wait_fd(), static_cast<short>(POLLIN | (c.ch->wants_write() ? POLLOUT : 0)), 0});
+      fds.push_back(
+          {c.ch->wait_fd(), static_cast<short>(POLLIN | (c.ch->wants_write() ? POLLOUT : 0)), 0});
     ::poll(fds.data(), fds.size(), timeout_ms);
     for (auto s = accept_from(listener_, {}); s.fd >= 0; s = accept_from(listener_, {})) {
       tcp_params p;

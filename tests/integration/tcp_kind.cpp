@@ -45,6 +45,8 @@ class tcp : public channel_kind {
 
 }  // namespace
 
-std::unique_ptr<channel_kind> tcp_kind() { return std::make_unique<tcp>(); }
+std::unique_ptr<channel_kind> tcp_kind() {
+  return std::make_unique<tcp>();
+}
 
 }  // namespace riomesh::test

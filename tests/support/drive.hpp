@@ -42,14 +42,14 @@ inline bool send_all(channels::channel& ch, const void* data, std::size_t n,
   auto* p = static_cast<const unsigned char*>(data);
   std::size_t sent = 0;
   return drive(
-      ch,
-      [&] {
-        auto r = ch.send(p + sent, n - sent);
-        sent += r.bytes;
-        return sent == n || r.st == channels::status::closed ||
-               r.st == channels::status::shut_down;
-      },
-      timeout) &&
+             ch,
+             [&] {
+               auto r = ch.send(p + sent, n - sent);
+               sent += r.bytes;
+               return sent == n || r.st == channels::status::closed ||
+                      r.st == channels::status::shut_down;
+             },
+             timeout) &&
          sent == n;
 }
 

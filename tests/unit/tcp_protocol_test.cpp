@@ -39,15 +39,22 @@ void pump(tcp_protocol& from, tcp_protocol& to, std::size_t chunk = 1 << 20) {
   }
 }
 
-// Feeds raw bytes into a protocol as if they came from its socket.
+// Feeds raw bytes into a protocol as if they came from its socket, through
+// read_targets() as the socket shell does (a payload's end and the next
+// header in one read).
 void feed(tcp_protocol& to, const std::vector<unsigned char>& bytes) {
   std::size_t fed = 0;
   while (fed < bytes.size()) {
-    auto [at, room] = to.read_target();
-    if (room == 0)
+    iovec iov[2];
+    std::size_t parts = to.read_targets(iov);
+    if (parts == 0)
       return;
-    std::size_t k = std::min(room, bytes.size() - fed);
-    std::memcpy(at, bytes.data() + fed, k);
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < parts && fed + k < bytes.size(); ++i) {
+      std::size_t n = std::min(iov[i].iov_len, bytes.size() - fed - k);
+      std::memcpy(iov[i].iov_base, bytes.data() + fed + k, n);
+      k += n;
+    }
     to.on_read(k);
     fed += k;
   }
@@ -84,7 +91,8 @@ std::vector<unsigned char> operator+(std::vector<unsigned char> a,
 
 // A receiver with one 4 KiB map at offset 0x1000; returns the reason it
 // closed after `bytes` (empty if it did not).
-std::string after(const std::vector<unsigned char>& bytes, std::vector<unsigned char>* map = nullptr) {
+std::string after(const std::vector<unsigned char>& bytes,
+                  std::vector<unsigned char>* map = nullptr) {
   tcp_params p;
   p.max_frame = 1 << 20;
   tcp_protocol rx(p, "10.0.0.9:4242");

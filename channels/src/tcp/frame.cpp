@@ -30,7 +30,7 @@ frame decode(const unsigned char* h) {
 }
 
 std::string describe(const frame& f) {
-  const char* names[] = {"kind 0",   "HELLO",   "DATA",        "IOWRITE",  "IOMAP",
+  const char* names[] = {"kind 0",  "HELLO",       "DATA",     "IOWRITE",  "IOMAP",
                          "IOUNMAP", "IOUNMAP_ACK", "SHUTDOWN", "KEEPALIVE"};
   auto k = static_cast<unsigned>(f.kind);
   char text[128];

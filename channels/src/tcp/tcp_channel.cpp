@@ -14,7 +14,9 @@ tcp_channel::tcp_channel(int fd, std::string peer, const tcp_params& p)
   flush();  // the HELLO
 }
 
-tcp_channel::~tcp_channel() { release_socket(); }
+tcp_channel::~tcp_channel() {
+  release_socket();
+}
 
 std::unique_ptr<tcp_channel> tcp_channel::connect(const config::endpoint& to, const tcp_params& p,
                                                   const socket_options& opt, std::string& error) {
@@ -56,10 +58,12 @@ void tcp_channel::flush() {
 void tcp_channel::read_some() {
   // Bounded, so one busy peer cannot starve the others of a progress thread.
   for (int round = 0; round < 64 && fd_ >= 0; ++round) {
-    auto [at, room] = proto_.read_target();
-    if (room == 0)
+    iovec iov[2];
+    std::size_t parts = proto_.read_targets(iov);
+    if (parts == 0)
       return;  // closed, or the ring is full until the application reads
-    ssize_t got = ::recv(fd_, at, room, MSG_DONTWAIT);
+    std::size_t room = iov[0].iov_len + (parts > 1 ? iov[1].iov_len : 0);
+    ssize_t got = ::readv(fd_, iov, static_cast<int>(parts));
     if (got < 0) {
       if (errno == EINTR)
         continue;

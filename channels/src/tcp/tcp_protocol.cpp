@@ -136,8 +136,8 @@ io_result tcp_protocol::iowrite(const void* source, std::size_t length, std::uin
       stopped = status::would_block;
       break;
     }
-    std::size_t n = std::min<std::uint64_t>({length - done, m->offset + m->length - at,
-                                             params_.max_frame});
+    std::size_t n =
+        std::min<std::uint64_t>({length - done, m->offset + m->length - at, params_.max_frame});
     frame f;
     f.kind = frame_kind::iowrite;
     f.offset = at;

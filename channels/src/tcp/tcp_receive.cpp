@@ -29,9 +29,31 @@ std::pair<unsigned char*, std::size_t> tcp_protocol::read_target() {
   }
 }
 
+std::size_t tcp_protocol::read_targets(iovec* iov) {
+  auto [at, room] = read_target();
+  if (room == 0)
+    return 0;
+  iov[0] = {at, room};
+  // Only after the whole rest of a payload: never a byte into a wrong place.
+  if (rstate_ == rstate::header || room != payload_left_)
+    return 1;
+  iov[1] = {header_, header_size};
+  return 2;
+}
+
 void tcp_protocol::on_read(std::size_t n) {
   if (n == 0 || failed())
     return;
+  if (rstate_ != rstate::header && n > payload_left_) {
+    std::size_t rest = n - payload_left_;  // bytes of the next header, already in place
+    on_read(payload_left_);
+    if (failed())
+      return;
+    header_got_ = rest;
+    if (header_got_ == header_size)
+      process_header();
+    return;
+  }
   switch (rstate_) {
     case rstate::header:
       header_got_ += n;
@@ -77,8 +99,8 @@ void tcp_protocol::process_header() {
     if (f.kind != frame_kind::hello || f.extra != hello_magic)
       return protocol_error(f, "not a riomesh tcp peer (no HELLO)");
     if (f.offset != protocol_version)
-      return protocol_error(f, "protocol version " + std::to_string(f.offset) +
-                                   "; only version 1 is spoken");
+      return protocol_error(
+          f, "protocol version " + std::to_string(f.offset) + "; only version 1 is spoken");
     hello_seen_ = true;
     return;
   }
@@ -95,8 +117,8 @@ void tcp_protocol::process_header() {
       if (f.length == 0)
         return protocol_error(f, "empty payload");
       if (f.length > params_.max_frame)
-        return protocol_error(f, "payload longer than the " + std::to_string(params_.max_frame) +
-                                     "-byte limit");
+        return protocol_error(
+            f, "payload longer than the " + std::to_string(params_.max_frame) + "-byte limit");
       payload_left_ = f.length;
       if (f.kind == frame_kind::data) {
         rstate_ = rstate::data;
@@ -169,8 +191,8 @@ void tcp_protocol::on_eof() {
       ++frames_in_;
     close(phase::failed, "peer " + peer_ + ": frame " + std::to_string(frames_in_) +
                              " truncated by end of stream (" + std::to_string(got) + " of " +
-                             std::to_string(expected) + (rstate_ == rstate::header ? " header" : " payload") +
-                             " bytes)");
+                             std::to_string(expected) +
+                             (rstate_ == rstate::header ? " header" : " payload") + " bytes)");
     return;
   }
   if (!peer_shut_) {
@@ -180,7 +202,9 @@ void tcp_protocol::on_eof() {
   maybe_done();
 }
 
-void tcp_protocol::fail(const std::string& why) { close(phase::failed, why); }
+void tcp_protocol::fail(const std::string& why) {
+  close(phase::failed, why);
+}
 
 io_result tcp_protocol::recv(void* out, std::size_t length) {
   if (!read_open_)

@@ -32,7 +32,9 @@ std::string name_of(const sockaddr* sa) {
   return "[" + std::string{host} + "]:" + std::to_string(port);
 }
 
-std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+std::string errno_text(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
 
 addrinfo* resolve(const config::endpoint& at, bool passive, std::string& error) {
   addrinfo hints{};

@@ -10,13 +10,13 @@
 namespace riomesh::channels::tcp {
 
 enum class frame_kind : std::uint8_t {
-  hello = 1,         // first frame each way: version and magic
-  data = 2,          // `length` stream bytes follow
-  iowrite = 3,       // `length` bytes follow, for the receiver's map at `offset`
-  iomap = 4,         // the sender mapped [offset, offset + extra) for the receiver
-  iounmap = 5,       // the sender withdrew its map at `offset`
-  iounmap_ack = 6,   // no more iowrites to the receiver's map at `offset` follow
-  shutdown = 7,      // the sender sends no more DATA or IOWRITE
+  hello = 1,        // first frame each way: version and magic
+  data = 2,         // `length` stream bytes follow
+  iowrite = 3,      // `length` bytes follow, for the receiver's map at `offset`
+  iomap = 4,        // the sender mapped [offset, offset + extra) for the receiver
+  iounmap = 5,      // the sender withdrew its map at `offset`
+  iounmap_ack = 6,  // no more iowrites to the receiver's map at `offset` follow
+  shutdown = 7,     // the sender sends no more DATA or IOWRITE
   keepalive = 8,
 };
 
