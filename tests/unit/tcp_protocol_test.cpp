@@ -309,3 +309,38 @@ TEST_CASE("a frame cut short by end of stream") {
   rz.on_eof();
   CHECK(rz.reason() == "peer p closed the connection without shutting down");
 }
+
+TEST_CASE("timers: keepalive when quiet, failure when the peer is silent too long") {
+  using namespace std::chrono_literals;
+  tcp_params p;
+  p.keepalive = 1s;
+  p.peer_timeout = 5s;
+  tcp_protocol a(p, "10.1.1.1:7"), b({}, "b");
+  pump(a, b);  // the HELLO
+  auto t0 = std::chrono::steady_clock::time_point{} + 100s;
+  a.tick(t0);
+  CHECK_FALSE(a.wants_write());
+  a.tick(t0 + 1500ms);
+  CHECK(a.wants_write());  // a KEEPALIVE
+  pump(a, b);
+  CHECK_FALSE(b.closed());  // it is a valid frame
+  pump(b, a);               // b's HELLO: a hears from b
+  a.tick(t0 + 3s);
+  a.tick(t0 + 7s);
+  CHECK_FALSE(a.closed());  // heard at 3 s: not yet 5 s of silence
+  a.tick(t0 + 8500ms);
+  CHECK(a.closed());
+  CHECK(a.reason() == "peer 10.1.1.1:7 silent for 5500 ms");
+}
+
+TEST_CASE("tcp parameters come from the node's channel settings") {
+  riomesh::config::channel_settings c;
+  c.recv_buffer = 1 << 20;
+  c.send_buffer = 4096;
+  c.max_pending = 7;
+  auto p = tcp_params::from(c);
+  CHECK(p.recv_ring == 1u << 20);
+  CHECK(p.send_buffer == 4096);
+  CHECK(p.max_pending == 7);
+  CHECK(p.peer_timeout == c.peer_timeout);
+}

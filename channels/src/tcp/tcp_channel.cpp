@@ -141,4 +141,9 @@ void tcp_channel::keepalive() {
   flush();
 }
 
+void tcp_channel::tick(std::chrono::steady_clock::time_point now) {
+  proto_.tick(now);
+  flush();
+}
+
 }  // namespace riomesh::channels::tcp

@@ -177,6 +177,37 @@ void tcp_protocol::keepalive() {
     queue(frame{});
 }
 
+tcp_params tcp_params::from(const config::channel_settings& c) {
+  tcp_params p;
+  p.recv_ring = c.recv_buffer;
+  p.send_buffer = c.send_buffer;
+  p.max_pending = c.max_pending;
+  p.keepalive = c.keepalive;
+  p.peer_timeout = c.peer_timeout;
+  return p;
+}
+
+void tcp_protocol::tick(std::chrono::steady_clock::time_point now) {
+  if (closed())
+    return;
+  if (!ticking_ || bytes_in_ != ticked_in_)
+    heard_ = now;
+  if (!ticking_ || bytes_out_ != ticked_out_)
+    spoke_ = now;
+  ticking_ = true;
+  ticked_in_ = bytes_in_;
+  ticked_out_ = bytes_out_;
+  if (params_.peer_timeout.count() > 0 && now - heard_ > params_.peer_timeout) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - heard_).count();
+    close(phase::failed, "peer " + peer_ + " silent for " + std::to_string(ms) + " ms");
+    return;
+  }
+  if (params_.keepalive.count() > 0 && now - spoke_ >= params_.keepalive) {
+    keepalive();
+    spoke_ = now;
+  }
+}
+
 std::size_t tcp_protocol::write_iov(iovec* iov, std::size_t max) const {
   std::size_t n = 0;
   for (const auto& o : out_) {
@@ -195,6 +226,7 @@ std::size_t tcp_protocol::write_iov(iovec* iov, std::size_t max) const {
 }
 
 void tcp_protocol::on_written(std::size_t n) {
+  bytes_out_ += n;
   while (n > 0 && !out_.empty()) {
     auto& o = out_.front();
     std::size_t h = std::min(n, header_size - o.header_done);

@@ -44,8 +44,10 @@ std::size_t tcp_protocol::read_targets(iovec* iov) {
 void tcp_protocol::on_read(std::size_t n) {
   if (n == 0 || failed())
     return;
+  bytes_in_ += n;
   if (rstate_ != rstate::header && n > payload_left_) {
     std::size_t rest = n - payload_left_;  // bytes of the next header, already in place
+    bytes_in_ -= payload_left_;            // counted again just below
     on_read(payload_left_);
     if (failed())
       return;

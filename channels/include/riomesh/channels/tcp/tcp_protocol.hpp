@@ -17,6 +17,9 @@
 
 #include <sys/uio.h>
 
+#include <riomesh/config/settings.hpp>
+
+#include <chrono>
 #include <deque>
 #include <vector>
 
@@ -27,6 +30,11 @@ struct tcp_params {
   std::size_t send_buffer = 128 * 1024;  // stream bytes copied while the socket is full
   std::uint32_t max_frame = 16u << 20;   // largest DATA or IOWRITE payload accepted
   std::size_t max_pending = 1024;        // frames queued for the socket
+  std::chrono::nanoseconds keepalive = std::chrono::seconds(1);  // 0: never
+  std::chrono::nanoseconds peer_timeout = std::chrono::seconds(5);
+
+  // The channel section of a node's settings, for tcp.
+  static tcp_params from(const config::channel_settings& c);
 };
 
 class tcp_protocol {
@@ -45,6 +53,9 @@ class tcp_protocol {
                     std::uint64_t token);
   status shutdown(shutdown_how how);
   void keepalive();
+  // Timers, with the time passed in: a KEEPALIVE after `keepalive` without
+  // sending, and failure after `peer_timeout` without hearing from the peer.
+  void tick(std::chrono::steady_clock::time_point now);
 
   // ---- socket side ---------------------------------------------------------
   // Where the next received bytes go; length 0: do not read now.
@@ -135,6 +146,11 @@ class tcp_protocol {
   std::deque<outgoing> out_;
   std::size_t owned_bytes_ = 0;
   bool write_open_ = true, shutdown_sent_ = false, want_writable_ = false;
+
+  // timers: byte counters seen at the last tick, and when they last moved
+  std::uint64_t bytes_in_ = 0, bytes_out_ = 0, ticked_in_ = 0, ticked_out_ = 0;
+  std::chrono::steady_clock::time_point heard_{}, spoke_{};
+  bool ticking_ = false;
 };
 
 }  // namespace riomesh::channels::tcp
