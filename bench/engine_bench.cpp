@@ -9,6 +9,8 @@
 // is rsockets' design; riowrite is zero-copy.
 //
 // Usage: engine_bench [--quick]
+#include "size_name.hpp"
+
 #include <riomesh/channels/engine/engine.hpp>
 
 #include <algorithm>
@@ -142,14 +144,6 @@ result iowrite(std::size_t size, std::size_t messages) {
   if (done != messages)
     std::fprintf(stderr, "iowrite_done events: %zu of %zu\n", done, messages);
   return {ns / messages, 1};
-}
-
-std::string size_name(std::size_t n) {
-  if (n >= (1u << 20))
-    return std::to_string(n >> 20) + " MiB";
-  if (n >= 1024)
-    return std::to_string(n >> 10) + " KiB";
-  return std::to_string(n) + " B";
 }
 
 }  // namespace

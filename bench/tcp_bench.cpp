@@ -6,6 +6,8 @@
 //   ping     8-byte round trips
 //
 // Usage: tcp_bench [--quick] [--ping]   (--ping: only the round trips)
+#include "size_name.hpp"
+
 #include <riomesh/channels/tcp/tcp_channel.hpp>
 
 #include <netinet/in.h>
@@ -234,14 +236,6 @@ std::vector<double> drive_case(std::uint16_t port, const test_case& t) {
   close_channel(*ch);
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::string size_name(std::size_t n) {
-  if (n >= (1u << 20))
-    return std::to_string(n >> 20) + " MiB";
-  if (n >= 1024)
-    return std::to_string(n >> 10) + " KiB";
-  return std::to_string(n) + " B";
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <drive.hpp>
 #include <pattern.hpp>
+#include <tcp_frames.hpp>
 
 #include <doctest/doctest.h>
 
@@ -89,27 +90,6 @@ class node {
   int listener_ = -1;
 };
 
-std::vector<unsigned char> bytes_of(const frame& f) {
-  auto h = encode(f);
-  return {h.begin(), h.end()};
-}
-
-std::vector<unsigned char> hello() {
-  frame f;
-  f.kind = frame_kind::hello;
-  f.offset = protocol_version;
-  f.extra = hello_magic;
-  return bytes_of(f);
-}
-
-frame make(frame_kind k, std::uint32_t length, std::uint64_t offset = 0) {
-  frame f;
-  f.kind = k;
-  f.length = length;
-  f.offset = offset;
-  return f;
-}
-
 // Connects a raw socket, writes `bytes`, optionally closes, and lets the node
 // run until it has closed that connection; returns the reason it gave.
 std::string attack(node& n, const std::vector<unsigned char>& bytes, const std::string& expected,
@@ -153,30 +133,29 @@ TEST_CASE("hostile tcp peers are cut off one by one; the node and its good peer 
     REQUIRE(off == chunk.size());
     good_bytes += chunk.size();
   };
-  auto h = hello();
-  auto cat = [](std::vector<unsigned char> a, const std::vector<unsigned char>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
+  auto h = test::hello();
+  auto cat = [](const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) {
+    return test::operator+(a, b);
   };
 
   good_round();
-  attack(n, cat(h, bytes_of(make(static_cast<frame_kind>(0x99), 0))),
+  attack(n, cat(h, test::bytes_of(test::make(static_cast<frame_kind>(0x99), 0))),
          "frame 2 (kind 0x99 length 0): unknown frame kind");
   good_round();
-  attack(n, cat(h, bytes_of(make(frame_kind::data, (1u << 20) + 1))),
+  attack(n, cat(h, test::bytes_of(test::make(frame_kind::data, (1u << 20) + 1))),
          "frame 2 (DATA offset 0x0 length 1048577): payload longer than the 1048576-byte limit");
   good_round();
-  attack(n, cat(h, bytes_of(make(frame_kind::iowrite, 16, map_offset + map_size - 8))),
+  attack(n, cat(h, test::bytes_of(test::make(frame_kind::iowrite, 16, map_offset + map_size - 8))),
          "frame 2 (IOWRITE offset 0x10ff8 length 16): placement outside every mapped region");
   good_round();
-  attack(n, cat(h, bytes_of(make(frame_kind::iowrite, 16, ~0ull - 7))),
+  attack(n, cat(h, test::bytes_of(test::make(frame_kind::iowrite, 16, ~0ull - 7))),
          "frame 2 (IOWRITE offset 0xfffffffffffffff8 length 16): placement wraps past the end of "
          "the address space");
   good_round();
-  attack(n, cat(h, bytes_of(make(frame_kind::iounmap, 0, 0x7000))),
+  attack(n, cat(h, test::bytes_of(test::make(frame_kind::iounmap, 0, 0x7000))),
          "frame 2 (IOUNMAP offset 0x7000 length 0): unmap of a map never announced");
   good_round();
-  auto cut = cat(h, bytes_of(make(frame_kind::iowrite, 100, map_offset)));
+  auto cut = cat(h, test::bytes_of(test::make(frame_kind::iowrite, 100, map_offset)));
   cut.resize(cut.size() + 40, 0x77);
   attack(n, cut, "frame 2 truncated by end of stream (40 of 100 payload bytes)", true);
   good_round();

@@ -1,6 +1,7 @@
 #include "scenario.hpp"
 
 #include <pair.hpp>
+#include <pattern.hpp>
 
 #include <deque>
 #include <map>
@@ -28,36 +29,6 @@ void expect(bool condition, const Parts&... parts) {
   std::ostringstream what;
   (what << ... << parts);
   throw failure(what.str());
-}
-
-// Deterministic stream bytes (splitmix64), one generator per direction.
-class byte_stream {
- public:
-  explicit byte_stream(std::uint64_t seed) : state_(seed) {}
-  unsigned char next() {
-    if (left_ == 0) {
-      std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      word_ = z ^ (z >> 31);
-      left_ = 8;
-    }
-    auto b = static_cast<unsigned char>(word_);
-    word_ >>= 8;
-    --left_;
-    return b;
-  }
-
- private:
-  std::uint64_t state_, word_ = 0;
-  int left_ = 0;
-};
-
-std::uint64_t checksum(const unsigned char* p, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
-  for (std::size_t i = 0; i < n; ++i)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
 }
 
 template <class T>
@@ -352,7 +323,7 @@ class app {
         auto& m = *it->second;
         expect(at >= m.offset && at - m.offset + len <= m.buf.size(), "W outside the map");
         // The placed bytes are there before the record that announces them.
-        expect(checksum(m.buf.data() + (at - m.offset), len) == sum,
+        expect(test::checksum(m.buf.data() + (at - m.offset), len) == sum,
                "riowritten bytes not in place when the stream announced them");
         out_.placed_bytes += len;
         break;
@@ -440,7 +411,7 @@ class app {
                     rng() % 2 == 0};
       for (std::size_t i = 0; i < n; ++i)
         op.src->data()[i] = static_cast<unsigned char>(rng());
-      op.sum = checksum(op.src->data(), n);
+      op.sum = test::checksum(op.src->data(), n);
       if (op.zero_copy)
         op.reg = pair_.register_buffer(me_, *op.src, false);
       active_ = std::move(op);
@@ -492,7 +463,7 @@ class app {
 
   int me_;
   sim::engine_pair& pair_;
-  byte_stream out_gen_, in_gen_;
+  test::pattern out_gen_, in_gen_;
   std::uint64_t budget_;
   outcome& out_;
   std::mt19937_64 rng_{0};

@@ -2,6 +2,8 @@
 // memory, and hand-made frames for everything a hostile peer might send.
 #include <riomesh/channels/tcp/tcp_protocol.hpp>
 
+#include <tcp_frames.hpp>
+
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -9,6 +11,7 @@
 
 using namespace riomesh::channels;
 using namespace riomesh::channels::tcp;
+using namespace riomesh::test;
 
 namespace {
 
@@ -58,35 +61,6 @@ void feed(tcp_protocol& to, const std::vector<unsigned char>& bytes) {
     to.on_read(k);
     fed += k;
   }
-}
-
-std::vector<unsigned char> header(frame f) {
-  auto h = encode(f);
-  return {h.begin(), h.end()};
-}
-
-std::vector<unsigned char> hello() {
-  frame f;
-  f.kind = frame_kind::hello;
-  f.offset = protocol_version;
-  f.extra = hello_magic;
-  return header(f);
-}
-
-frame make(frame_kind k, std::uint32_t length = 0, std::uint64_t offset = 0,
-           std::uint64_t extra = 0) {
-  frame f;
-  f.kind = k;
-  f.length = length;
-  f.offset = offset;
-  f.extra = extra;
-  return f;
-}
-
-std::vector<unsigned char> operator+(std::vector<unsigned char> a,
-                                     const std::vector<unsigned char>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 // A receiver with one 4 KiB map at offset 0x1000; returns the reason it
@@ -252,37 +226,37 @@ TEST_CASE("a send that the socket cannot take is copied, up to send_buffer") {
 
 TEST_CASE("hostile frames close the connection, naming peer and frame") {
   auto h = hello();
-  CHECK(after(header(make(frame_kind::data, 4))) ==
+  CHECK(after(bytes_of(make(frame_kind::data, 4))) ==
         "peer 10.0.0.9:4242: frame 1 (DATA offset 0x0 length 4): not a riomesh tcp peer (no "
         "HELLO)");
-  CHECK(after(h + header(make(static_cast<frame_kind>(0x42)))) ==
+  CHECK(after(h + bytes_of(make(static_cast<frame_kind>(0x42)))) ==
         "peer 10.0.0.9:4242: frame 2 (kind 0x42 length 0): unknown frame kind");
-  CHECK(after(h + header(make(frame_kind::data, (1 << 20) + 1))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::data, (1 << 20) + 1))) ==
         "peer 10.0.0.9:4242: frame 2 (DATA offset 0x0 length 1048577): payload longer than "
         "the 1048576-byte limit");
-  CHECK(after(h + header(make(frame_kind::iowrite, 16, 0x1ff8))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::iowrite, 16, 0x1ff8))) ==
         "peer 10.0.0.9:4242: frame 2 (IOWRITE offset 0x1ff8 length 16): placement outside "
         "every mapped region");
-  CHECK(after(h + header(make(frame_kind::iowrite, 16, 0xfffffffffffffff8ull))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::iowrite, 16, 0xfffffffffffffff8ull))) ==
         "peer 10.0.0.9:4242: frame 2 (IOWRITE offset 0xfffffffffffffff8 length 16): placement "
         "wraps past the end of the address space");
-  CHECK(after(h + header(make(frame_kind::iowrite, 16, 0x0))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::iowrite, 16, 0x0))) ==
         "peer 10.0.0.9:4242: frame 2 (IOWRITE offset 0x0 length 16): placement outside every "
         "mapped region");
-  CHECK(after(h + header(make(frame_kind::iounmap, 0, 0x5000))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::iounmap, 0, 0x5000))) ==
         "peer 10.0.0.9:4242: frame 2 (IOUNMAP offset 0x5000 length 0): unmap of a map never "
         "announced");
-  CHECK(after(h + header(make(frame_kind::shutdown)) + header(make(frame_kind::data, 1))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::shutdown)) + bytes_of(make(frame_kind::data, 1))) ==
         "peer 10.0.0.9:4242: frame 3 (DATA offset 0x0 length 1): payload after the peer's "
         "SHUTDOWN");
-  CHECK(after(h + header(make(frame_kind::keepalive, 8))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::keepalive, 8))) ==
         "peer 10.0.0.9:4242: frame 2 (KEEPALIVE offset 0x0 length 8): this kind carries no "
         "payload");
-  auto flagged = header(make(frame_kind::keepalive));
+  auto flagged = bytes_of(make(frame_kind::keepalive));
   flagged[1] = 1;
   CHECK(after(h + flagged) ==
         "peer 10.0.0.9:4242: frame 2 (KEEPALIVE offset 0x0 length 0): flags or reserved bits set");
-  CHECK(after(h + header(make(frame_kind::iomap, 0, 10, 0))) ==
+  CHECK(after(h + bytes_of(make(frame_kind::iomap, 0, 10, 0))) ==
         "peer 10.0.0.9:4242: frame 2 (IOMAP offset 0xa length 0): map of length 0 at that offset");
   CHECK(after(h + h) == "peer 10.0.0.9:4242: frame 2 (HELLO offset 0x1 length 0): a second HELLO");
 }
@@ -290,7 +264,7 @@ TEST_CASE("hostile frames close the connection, naming peer and frame") {
 TEST_CASE("a placement inside the map is written there, and nothing around it") {
   std::vector<unsigned char> map(4096, 0);
   std::vector<unsigned char> payload(16, 0xab);
-  CHECK(after(hello() + header(make(frame_kind::iowrite, 16, 0x1ff0)) + payload, &map) == "");
+  CHECK(after(hello() + bytes_of(make(frame_kind::iowrite, 16, 0x1ff0)) + payload, &map) == "");
   CHECK(map[4095] == 0xab);
   CHECK(map[4079] == 0);
 }
@@ -301,7 +275,7 @@ TEST_CASE("a frame cut short by end of stream") {
   rx.on_eof();
   CHECK(rx.reason() == "peer p: frame 2 truncated by end of stream (10 of 24 header bytes)");
   tcp_protocol ry({}, "p");
-  feed(ry, hello() + header(make(frame_kind::data, 100)) + std::vector<unsigned char>(30, 1));
+  feed(ry, hello() + bytes_of(make(frame_kind::data, 100)) + std::vector<unsigned char>(30, 1));
   ry.on_eof();
   CHECK(ry.reason() == "peer p: frame 2 truncated by end of stream (30 of 100 payload bytes)");
   tcp_protocol rz({}, "p");
