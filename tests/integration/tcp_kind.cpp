@@ -2,6 +2,9 @@
 
 #include <riomesh/channels/tcp/tcp_channel.hpp>
 
+#include <cstdlib>
+#include <string>
+
 #include <poll.h>
 #include <unistd.h>
 
@@ -17,10 +20,10 @@ class tcp : public channel_kind {
       ::close(listener_);
   }
   const char* name() const override { return "tcp"; }
-  void listen() override {
+  std::string listen() override {
     auto s = listen_on({"127.0.0.1", 0});
     listener_ = s.fd;
-    port_ = static_cast<std::uint16_t>(local_port(s.fd));
+    return std::to_string(local_port(s.fd));
   }
   std::unique_ptr<channels::channel> accept(std::chrono::milliseconds timeout) override {
     pollfd p{listener_, POLLIN, 0};
@@ -31,22 +34,27 @@ class tcp : public channel_kind {
       return nullptr;
     return std::make_unique<tcp_channel>(s.fd, s.peer, tcp_params{});
   }
-  std::unique_ptr<channels::channel> connect() override {
-    ::close(listener_);
-    listener_ = -1;
+  std::unique_ptr<channels::channel> connect(const std::string& where) override {
     std::string error;
-    return tcp_channel::connect({"127.0.0.1", port_}, {}, {}, error);
+    auto port = static_cast<std::uint16_t>(std::stoi(where));
+    return tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
   }
 
  private:
   int listener_ = -1;
-  std::uint16_t port_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<channel_kind> tcp_kind() {
   return std::make_unique<tcp>();
+}
+
+std::unique_ptr<channel_kind> kind_under_test() {
+  const char* which = std::getenv("RIOMESH_CHANNEL");
+  if (which && std::string{which} == "rdma")
+    return rdma_kind();
+  return tcp_kind();
 }
 
 }  // namespace riomesh::test

@@ -516,7 +516,7 @@ outcome run_scenario(std::uint64_t seed, const limits& lim) {
   out.was_cut = cfg.cut;
   try {
     sim::engine_pair pair(cfg.side[0], cfg.side[1], rng());
-    expect(pair.connect(), "connect failed: ", pair.eng(0).reason(), pair.eng(1).reason());
+    expect(pair.connect(rng() % 2 == 0), "connect failed: ", pair.eng(0).reason(), pair.eng(1).reason());
     std::uint64_t a_to_b = rng(), b_to_a = rng();
     app apps[2] = {app(0, a_to_b, b_to_a, pair, cfg.budget[0], out),
                    app(1, b_to_a, a_to_b, pair, cfg.budget[1], out)};

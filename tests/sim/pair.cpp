@@ -40,7 +40,7 @@ engine::region engine_pair::register_buffer(int i, guarded_buffer& buffer, bool 
   return net_.side(i).register_memory(buffer.data(), buffer.size(), remote_write);
 }
 
-bool engine_pair::connect() {
+bool engine_pair::connect(bool stagger) {
   auto a = sides_[0].eng->local_conn_data();
   auto b = sides_[1].eng->local_conn_data();
   // Through the byte encoding, as the connection manager would carry it.
@@ -48,9 +48,12 @@ bool engine_pair::connect() {
   auto wire_b = wire::encode(b);
   auto peer_of_b = wire::decode_conn_data(wire_a.data(), wire_a.size());
   auto peer_of_a = wire::decode_conn_data(wire_b.data(), wire_b.size());
-  bool ok = sides_[0].eng->start(std::get<wire::conn_data>(peer_of_a)) &&
-            sides_[1].eng->start(std::get<wire::conn_data>(peer_of_b));
+  bool ok = sides_[0].eng->start(std::get<wire::conn_data>(peer_of_a));
   flush(0);
+  if (stagger)
+    while (net_.step()) {
+    }
+  ok = ok && sides_[1].eng->start(std::get<wire::conn_data>(peer_of_b));
   flush(1);
   return ok;
 }

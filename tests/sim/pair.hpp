@@ -41,8 +41,10 @@ class engine_pair {
   endpoint& ep(int i) { return net_.side(i); }
   fabric& net() { return net_; }
 
-  // Exchanges the connection data and starts both engines.
-  bool connect();
+  // Exchanges the connection data and starts both engines. With `stagger`,
+  // side 0 starts and its first writes land before side 1 starts, as when the
+  // passive side of rdma_cm writes before the active side sees ESTABLISHED.
+  bool connect(bool stagger = false);
   // Posts side i's pending work to the fabric.
   void flush(int i);
   // Feeds up to `max` of side i's completions to its engine, then flushes.

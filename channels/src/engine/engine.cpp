@@ -72,9 +72,10 @@ bool engine::start(const wire::conn_data& peer) {
                    peer.target_sgl.key, wire::decode_iomap_size(peer.target_iomap_size)};
   }
   iomaps_.set_peer_slots(peer_iomap_.length);
-  // Our slot 0 is the peer's first half; slot 1 waits for its first update.
+  // Our slot 0 is the peer's first half. Slot 1 is left alone: it starts
+  // zeroed, and the peer's first update may already have landed there (the
+  // passive side can write before our connection manager reports it).
   wire::encode(peer.data_buf, mem_.target_list.base, wire::host_order());
-  wire::encode(wire::sge{}, mem_.target_list.base + wire::sge_size, wire::host_order());
   phase_ = phase::connected;
   update_credits();
   return true;

@@ -1,0 +1,60 @@
+#include "channel_kind.hpp"
+
+#include <riomesh/channels/verbs/rdma_channel.hpp>
+
+#include <cstdlib>
+#include <cstdio>
+#include <string>
+
+namespace riomesh::test {
+namespace {
+
+using namespace channels::verbs;
+
+// The address of the soft-RoCE device in the test VM (tools/vm-run.sh).
+std::string device_address() {
+  const char* a = std::getenv("RIOMESH_RDMA_ADDR");
+  return a && *a ? a : "10.77.0.1";
+}
+
+rdma_params params() {
+  rdma_params p;
+  p.engine.iomap_slots = 16;  // room for the peer's maps
+  return p;
+}
+
+class rdma : public channel_kind {
+ public:
+  const char* name() const override { return "rdma"; }
+  std::string listen() override {
+    std::string error;
+    listener_ = rdma_listener::listen({device_address(), 0}, params(), error);
+    if (!listener_)
+      std::fprintf(stderr, "rdma listen: %s\n", error.c_str());
+    return listener_ ? std::to_string(listener_->port()) : "0";
+  }
+  std::unique_ptr<channels::channel> accept(std::chrono::milliseconds timeout) override {
+    std::string error;
+    auto ch = listener_ ? listener_->accept(timeout, error) : nullptr;
+    if (!ch)
+      std::fprintf(stderr, "rdma accept: %s\n", error.c_str());
+    return ch;
+  }
+  std::unique_ptr<channels::channel> connect(const std::string& where) override {
+    std::string error;
+    auto port = static_cast<std::uint16_t>(std::stoi(where));
+    auto ch = rdma_channel::connect({device_address(), port}, params(), error);
+    if (!ch)
+      std::fprintf(stderr, "rdma connect: %s\n", error.c_str());
+    return ch;
+  }
+
+ private:
+  std::unique_ptr<rdma_listener> listener_;
+};
+
+}  // namespace
+
+std::unique_ptr<channel_kind> rdma_kind() { return std::make_unique<rdma>(); }
+
+}  // namespace riomesh::test
