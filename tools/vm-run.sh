@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Runs a command inside a throw-away QEMU VM that has a soft-RoCE device, and
+# exits with the command's exit code. The host kernel here has no RDMA; the
+# VM boots Debian's own kernel (fetched by tools/vm-kernel.sh), which ships
+# rdma_rxe, and sees the host's files: build on the host, test in the VM.
+#
+# Usage: tools/vm-run.sh [-t SECONDS] [-m MEM] [-v] -- COMMAND [ARGS...]
+#   -t  kill the VM after SECONDS (default 1200); exit code 124
+#   -m  guest memory (default 2G)
+#   -v  show the guest kernel's console on stderr
+#
+# In the guest the command runs as root in the current directory, with the
+# caller's environment, unlimited memlock, and rxe0 on a dummy netdev:
+#   RIOMESH_RDMA_ADDR=10.77.0.1  RIOMESH_RDMA_DEVICE=rxe0
+# Exit code: the command's; 124 on timeout; 125 if the VM failed first.
+set -euo pipefail
+{ # read whole before running: editing this file cannot break a running VM
+
+timeout_s=1200 mem=2G verbose=0
+while getopts "t:m:vh" opt; do
+  case $opt in
+    t) timeout_s=$OPTARG ;; m) mem=$OPTARG ;; v) verbose=1 ;;
+    h) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1)); [[ ${1:-} == -- ]] && shift
+(($#)) || { echo "vm-run: no command" >&2; exit 2; }
+die() { echo "vm-run: $*" >&2; exit 125; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+kdir=$("$here/vm-kernel.sh" --quiet) || die "no VM kernel (run tools/deps.sh)"
+kver=$(cat "$kdir/kernel-release")
+kernel=$kdir/boot/vmlinux; [[ -s $kernel ]] || kernel=$(echo "$kdir"/boot/vmlinuz-*)
+for tool in qemu-system-x86_64 busybox cpio; do
+  command -v "$tool" >/dev/null || [[ -x /bin/$tool ]] || die "$tool missing (run tools/deps.sh)"
+done
+
+# --- initramfs: busybox and the modules needed to mount the host's root ----
+initrd=$kdir/riomesh-initrd.gz
+if [[ ! -s $initrd || $0 -nt $initrd ]]; then
+  stage=$(mktemp -d)
+  mkdir -p "$stage"/{bin,dev,proc,sys,host,rw,ctl,root}
+  cp /bin/busybox "$stage/bin/busybox"
+  : >"$stage/load"
+  for m in virtio_pci 9pnet_virtio 9p overlay; do
+    modprobe -d "$kdir" -S "$kver" --show-depends "$m" | while read -r verb path args; do
+      [[ $verb == insmod ]] || continue
+      rel=${path#"$kdir"}
+      grep -qx "$rel" "$stage/load" && continue
+      mkdir -p "$stage$(dirname "$rel")"; cp "$path" "$stage$rel"; echo "$rel" >>"$stage/load"
+    done
+  done
+  cat >"$stage/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+stty -F /dev/ttyS1 raw -echo 2>/dev/null   # byte-exact command output
+while read -r m; do insmod "$m"; done </load
+o=trans=virtio,version=9p2000.L,msize=262144
+mount -t 9p -o $o,ro,cache=loose host /host || poweroff -f
+mount -t 9p -o $o,cache=none ctl /ctl || poweroff -f
+# A tmpfs over the read-only host root: the guest may write anywhere, and
+# nothing it writes outside the shared work folder reaches the host.
+mount -t tmpfs tmpfs /rw && mkdir /rw/up /rw/work
+mount -t overlay -o lowerdir=/host,upperdir=/rw/up,workdir=/rw/work root /root || poweroff -f
+mount --move /proc /root/proc; mount --move /sys /root/sys; mount --move /dev /root/dev
+mount -t tmpfs tmpfs /root/run; mount -t tmpfs tmpfs /root/tmp
+mkdir -p /root/dev/pts /root/dev/shm /root/run/vm
+mount -t devpts devpts /root/dev/pts; mount -t tmpfs tmpfs /root/dev/shm
+mount --move /ctl /root/run/vm
+read -r kmods </root/run/vm/kmods
+mkdir -p "/root/lib/modules/$(uname -r)" && mount --bind "/root$kmods" "/root/lib/modules/$(uname -r)"
+read -r work </root/run/vm/cwd
+mkdir -p "/root$work" && mount -t 9p -o $o,cache=mmap work "/root$work"
+chroot /root /bin/bash /run/vm/stage2 </root/dev/ttyS1 >/root/dev/ttyS1 2>&1
+sync; poweroff -f
+INIT
+  # On-demand module loads inside the guest go to the chroot's modprobe.
+  mkdir -p "$stage/sbin"
+  printf '#!/bin/sh\nexec /bin/chroot /root /sbin/modprobe "$@"\n' >"$stage/sbin/modprobe"
+  chmod +x "$stage/init" "$stage/sbin/modprobe"
+  (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
+  mv "$initrd.tmp" "$initrd"; rm -rf "$stage"
+fi
+
+# --- this run: command, environment, working folder --------------------------
+ctl=$(mktemp -d); trap 'rm -rf "$ctl"' EXIT
+echo "$kdir/lib/modules/$kver" >"$ctl/kmods"
+pwd -P >"$ctl/cwd"
+export -p | grep -vE '^declare -x (BASH_[A-Z_]*|SHLVL|OLDPWD|PWD|_)=' >"$ctl/env"
+printf '%q ' "$@" >"$ctl/cmd"
+cat >"$ctl/stage2" <<'STAGE2'
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# rdma_rxe computes its ICRC with the "crc32" crypto algorithm but does not
+# depend on the module that provides it: load it first.
+modprobe -a crc32_generic ib_uverbs rdma_ucm rdma_rxe
+ip link set lo up
+ip link add dummy0 mtu 9000 type dummy
+ip addr add 10.77.0.1/24 dev dummy0
+ip link set dummy0 up
+rdma link add rxe0 type rxe netdev dummy0
+ulimit -l unlimited   # registering memory pins it
+ulimit -c 0
+. /run/vm/env
+export RIOMESH_RDMA_ADDR=10.77.0.1 RIOMESH_RDMA_DEVICE=rxe0
+cd "$(cat /run/vm/cwd)"
+eval "$(cat /run/vm/cmd)"
+echo $? >/run/vm/rc
+STAGE2
+
+accel=(-accel tcg,thread=multi -cpu max)
+if [[ -w /dev/kvm ]] && [[ -d /sys/module/kvm_intel || -d /sys/module/kvm_amd ]]; then
+  accel=(-accel kvm -cpu host)
+fi
+console=(-serial "file:$ctl/console")
+((verbose)) && console=(-serial "file:/dev/stderr")
+cpus=$(nproc); ((cpus > 8)) && cpus=8
+share() { echo "-virtfs" "local,path=$1,mount_tag=$2,security_model=none,multidevs=remap$3"; }
+rc=0
+# shellcheck disable=SC2046
+timeout "$timeout_s" qemu-system-x86_64 "${accel[@]}" -machine pc -m "$mem" -smp "$cpus" \
+  -nodefaults -no-user-config -display none -no-reboot "${console[@]}" -serial stdio \
+  -kernel "$kernel" -initrd "$initrd" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=3 8250.nr_uarts=2 cryptomgr.notests mitigations=off tsc=reliable" \
+  $(share / host ",readonly=on") $(share "$ctl" ctl "") $(share "$(pwd -P)" work "") \
+  </dev/null || rc=$?
+[[ -s $ctl/rc ]] && exit "$(cat "$ctl/rc")"
+[[ -s $ctl/console ]] && { echo "vm-run: guest console:" >&2; tail -40 "$ctl/console" >&2; }
+((rc == 124)) && { echo "vm-run: timed out after ${timeout_s}s" >&2; exit 124; }
+die "the VM ended without an exit code (qemu exit $rc)"
+}
