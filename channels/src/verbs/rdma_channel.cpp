@@ -347,6 +347,10 @@ void rdma_channel::handle_cm_events() {
   rdma_cm_event* ev = nullptr;
   while (rdma_get_cm_event(cm_events_, &ev) == 0) {
     if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+      // The peer's last writes were acknowledged before its disconnect left:
+      // their completions are already queued. Take them in first, so a peer
+      // that sent everything and closed is not taken for one that vanished.
+      poll_completions();
       disconnected_ = true;
       eng_->on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
     }
@@ -355,7 +359,6 @@ void rdma_channel::handle_cm_events() {
 }
 
 void rdma_channel::progress() {
-  handle_cm_events();
   // Drain the completion channel, re-arm, then poll again: a completion that
   // lands between the last poll and the arming still wakes us.
   ibv_cq* cq = nullptr;
@@ -365,6 +368,7 @@ void rdma_channel::progress() {
   poll_completions();
   ibv_req_notify_cq(cq_, 0);
   poll_completions();
+  handle_cm_events();  // after the completions that came before them
   post_work();
   if (eng_->closed() && !disconnected_) {
     rdma_disconnect(id_);  // the peer's connection manager learns of it
