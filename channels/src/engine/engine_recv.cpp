@@ -56,9 +56,12 @@ void engine::on_recv_completion(const recv_completion& c) {
   }
   if (phase_ == phase::idle)
     return protocol_error("a message arrived before the connection was established");
+  // Keep receives posted while the queue pair lives, even after a disconnect:
+  // a peer whose last updates found none would retry them forever (rsockets
+  // uses infinite receiver-not-ready retry) and hang in its own shutdown.
+  repost_receive();
   if (phase_ != phase::connected)
     return;  // after a disconnect nothing more is taken in
-  repost_receive();
   auto imm = wire::decode(c.imm);
   switch (imm.code) {
     case wire::op::data:

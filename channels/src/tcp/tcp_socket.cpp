@@ -2,6 +2,8 @@
 
 #include <riomesh/config/address.hpp>
 
+#include "../net/resolve.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -17,37 +19,8 @@
 namespace riomesh::channels::tcp {
 namespace {
 
-std::string name_of(const sockaddr* sa) {
-  char host[INET6_ADDRSTRLEN] = "?";
-  int port = 0;
-  if (sa->sa_family == AF_INET) {
-    auto* in = reinterpret_cast<const sockaddr_in*>(sa);
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-    port = ntohs(in->sin_port);
-    return std::string{host} + ":" + std::to_string(port);
-  }
-  auto* in6 = reinterpret_cast<const sockaddr_in6*>(sa);
-  inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-  port = ntohs(in6->sin6_port);
-  return "[" + std::string{host} + "]:" + std::to_string(port);
-}
-
 std::string errno_text(const std::string& what) {
   return what + ": " + std::strerror(errno);
-}
-
-addrinfo* resolve(const config::endpoint& at, bool passive, std::string& error) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = passive ? AI_PASSIVE : 0;
-  addrinfo* list = nullptr;
-  int rc = getaddrinfo(at.host.c_str(), std::to_string(at.port).c_str(), &hints, &list);
-  if (rc != 0) {
-    error = "cannot resolve " + config::to_string(at) + ": " + gai_strerror(rc);
-    return nullptr;
-  }
-  return list;
 }
 
 }  // namespace
@@ -65,11 +38,11 @@ void apply_options(int fd, const socket_options& opt) {
 
 socket_result listen_on(const config::endpoint& at, int backlog) {
   socket_result out;
-  addrinfo* list = resolve(at, true, out.error);
+  auto list = net::resolve(at, true, out.error);
   if (!list)
     return out;
   std::string last = "no address";
-  for (auto* ai = list; ai; ai = ai->ai_next) {
+  for (auto* ai = list.get(); ai; ai = ai->ai_next) {
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) {
       last = errno_text("socket");
@@ -85,7 +58,6 @@ socket_result listen_on(const config::endpoint& at, int backlog) {
     last = errno_text("listen on " + config::to_string(at));
     ::close(fd);
   }
-  freeaddrinfo(list);
   if (out.fd < 0)
     out.error = last;
   return out;
@@ -93,11 +65,11 @@ socket_result listen_on(const config::endpoint& at, int backlog) {
 
 socket_result connect_to(const config::endpoint& to, const socket_options& opt, int timeout_ms) {
   socket_result out;
-  addrinfo* list = resolve(to, false, out.error);
+  auto list = net::resolve(to, false, out.error);
   if (!list)
     return out;
   std::string last = "no address";
-  for (auto* ai = list; ai && out.fd < 0; ai = ai->ai_next) {
+  for (auto* ai = list.get(); ai && out.fd < 0; ai = ai->ai_next) {
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
     if (fd < 0) {
       last = errno_text("socket");
@@ -117,13 +89,12 @@ socket_result connect_to(const config::endpoint& to, const socket_options& opt, 
     if (rc == 0) {
       apply_options(fd, opt);
       out.fd = fd;
-      out.peer = name_of(ai->ai_addr);
+      out.peer = net::name_of(ai->ai_addr);
     } else {
       last = errno_text("connect to " + config::to_string(to));
       ::close(fd);
     }
   }
-  freeaddrinfo(list);
   if (out.fd < 0)
     out.error = last;
   return out;
@@ -141,7 +112,7 @@ socket_result accept_from(int listener, const socket_options& opt) {
   }
   apply_options(fd, opt);
   out.fd = fd;
-  out.peer = name_of(reinterpret_cast<sockaddr*>(&peer));
+  out.peer = net::name_of(reinterpret_cast<sockaddr*>(&peer));
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <riomesh/channels/wire/iomap_size.hpp>
 #include <riomesh/config/address.hpp>
 
+#include "../net/resolve.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -18,9 +20,13 @@
 namespace riomesh::channels::verbs {
 namespace {
 
-std::string sys_error(const std::string& what) { return what + ": " + std::strerror(errno); }
+std::string sys_error(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
 
-void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+void set_nonblocking(int fd) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
 
 engine::completion_status status_of(ibv_wc_status s) {
   switch (s) {
@@ -41,20 +47,6 @@ engine::completion_status status_of(ibv_wc_status s) {
     default:
       return engine::completion_status::other;
   }
-}
-
-std::string name_of(const sockaddr* sa) {
-  if (!sa)
-    return "?";
-  char host[INET6_ADDRSTRLEN] = "?";
-  if (sa->sa_family == AF_INET) {
-    auto* in = reinterpret_cast<const sockaddr_in*>(sa);
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-    return std::string{host} + ":" + std::to_string(ntohs(in->sin_port));
-  }
-  auto* in6 = reinterpret_cast<const sockaddr_in6*>(sa);
-  inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-  return "[" + std::string{host} + "]:" + std::to_string(ntohs(in6->sin6_port));
 }
 
 // Waits for the next connection manager event on `ch`; null on timeout.
@@ -84,20 +76,6 @@ bool expect_event(rdma_event_channel* ch, rdma_cm_event_type expected, int timeo
                              ev->param.conn.private_data_len);
   rdma_ack_cm_event(ev);
   return ok;
-}
-
-addrinfo* resolve(const config::endpoint& at, bool passive, std::string& error) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = passive ? AI_PASSIVE : 0;
-  addrinfo* list = nullptr;
-  int rc = getaddrinfo(at.host.c_str(), std::to_string(at.port).c_str(), &hints, &list);
-  if (rc != 0) {
-    error = "cannot resolve " + config::to_string(at) + ": " + gai_strerror(rc);
-    return nullptr;
-  }
-  return list;
 }
 
 rdma_conn_param conn_param(const std::array<unsigned char, wire::conn_data_size>& data) {
@@ -171,8 +149,9 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
   auto limit = static_cast<std::uint32_t>(dev.max_qp_wr);
   ep.sq_size = std::min(ep.sq_size, limit);
   ep.rq_size = std::min(ep.rq_size, limit - wire::control_slots);
-  cq_ = ibv_create_cq(id->verbs, static_cast<int>(ep.sq_size + ep.rq_size + 2 * wire::control_slots),
-                      nullptr, comp_, 0);
+  cq_ =
+      ibv_create_cq(id->verbs, static_cast<int>(ep.sq_size + ep.rq_size + 2 * wire::control_slots),
+                    nullptr, comp_, 0);
   if (!cq_) {
     error = sys_error("cannot create a completion queue");
     return false;
@@ -187,9 +166,9 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
   qa.cap.max_recv_sge = 1;
   qa.cap.max_inline_data = ep.inline_size;
   if (rdma_create_qp(id, pd_, &qa) != 0) {
-    error = sys_error("cannot create the queue pair (sq " + std::to_string(ep.sq_size) + ", rq " +
-                      std::to_string(ep.rq_size) + ", inline " + std::to_string(ep.inline_size) +
-                      ")");
+    error =
+        sys_error("cannot create the queue pair (sq " + std::to_string(ep.sq_size) + ", rq " +
+                  std::to_string(ep.rq_size) + ", inline " + std::to_string(ep.inline_size) + ")");
     return false;
   }
   ep.inline_size = qa.cap.max_inline_data;
@@ -236,11 +215,10 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
   }
   ch->cm_events_ = events;
   ch->id_ = id;
-  addrinfo* list = resolve(to, false, error);
+  auto list = net::resolve(to, false, error);
   if (!list)
     return nullptr;
   int rc = rdma_resolve_addr(id, nullptr, list->ai_addr, p.timeout_ms);
-  freeaddrinfo(list);
   std::string step;
   if (rc != 0 || !expect_event(events, RDMA_CM_EVENT_ADDR_RESOLVED, p.timeout_ms, step)) {
     error = "rdma_cm cannot resolve " + config::to_string(to) + ": " +
@@ -267,7 +245,7 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
     error = "peer " + config::to_string(to) + ": " + *bad;
     return nullptr;
   }
-  ch->peer_ = name_of(rdma_get_peer_addr(id));
+  ch->peer_ = net::name_of(rdma_get_peer_addr(id));
   set_nonblocking(events->fd);
   if (!ch->eng_->start(std::get<wire::conn_data>(peer))) {
     error = "peer " + ch->peer_ + ": " + ch->eng_->reason();
@@ -397,8 +375,8 @@ map_result rdma_channel::map(void* base, std::size_t length, std::optional<std::
   ibv_mr* mr = ibv_reg_mr(pd_, base, length, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
   if (!mr)
     return {status::invalid};
-  auto r = eng_->riomap({static_cast<unsigned char*>(base), length, mr->lkey, mr->rkey}, true,
-                        offset);
+  auto r =
+      eng_->riomap({static_cast<unsigned char*>(base), length, mr->lkey, mr->rkey}, true, offset);
   post_work();
   if (r.st != status::ok) {
     ibv_dereg_mr(mr);
@@ -429,9 +407,9 @@ io_result rdma_channel::iowrite(const void* source, std::size_t length, std::uin
   ibv_mr* mr = ibv_reg_mr(pd_, const_cast<void*>(source), length, IBV_ACCESS_LOCAL_WRITE);
   if (!mr)
     return {0, status::invalid};
-  auto r = eng_->riowrite({reinterpret_cast<std::uint64_t>(source),
-                           static_cast<std::uint32_t>(length), mr->lkey},
-                          offset, token);
+  auto r = eng_->riowrite(
+      {reinterpret_cast<std::uint64_t>(source), static_cast<std::uint32_t>(length), mr->lkey},
+      offset, token);
   if (r.bytes > 0)
     sources_[token].push_back(mr);
   else
@@ -484,11 +462,10 @@ std::unique_ptr<rdma_listener> rdma_listener::listen(const config::endpoint& at,
     error = sys_error("rdma_cm is not available (no RDMA device, or rdma_ucm not loaded)");
     return nullptr;
   }
-  addrinfo* list = resolve(at, true, error);
+  auto list = net::resolve(at, true, error);
   if (!list)
     return nullptr;
   int rc = rdma_bind_addr(l->id_, list->ai_addr);
-  freeaddrinfo(list);
   if (rc != 0 || rdma_listen(l->id_, 16) != 0) {
     error = sys_error("rdma_cm cannot listen on " + config::to_string(at));
     return nullptr;
@@ -496,8 +473,12 @@ std::unique_ptr<rdma_listener> rdma_listener::listen(const config::endpoint& at,
   return l;
 }
 
-int rdma_listener::port() const { return ntohs(rdma_get_src_port(id_)); }
-int rdma_listener::fd() const { return events_->fd; }
+int rdma_listener::port() const {
+  return ntohs(rdma_get_src_port(id_));
+}
+int rdma_listener::fd() const {
+  return events_->fd;
+}
 
 std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds timeout,
                                                     std::string& error) {
@@ -512,10 +493,9 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     return nullptr;
   }
   rdma_cm_id* child = ev->id;
-  std::vector<unsigned char> theirs(
-      static_cast<const unsigned char*>(ev->param.conn.private_data),
-      static_cast<const unsigned char*>(ev->param.conn.private_data) +
-          ev->param.conn.private_data_len);
+  std::vector<unsigned char> theirs(static_cast<const unsigned char*>(ev->param.conn.private_data),
+                                    static_cast<const unsigned char*>(ev->param.conn.private_data) +
+                                        ev->param.conn.private_data_len);
   rdma_ack_cm_event(ev);
   std::unique_ptr<rdma_channel> ch(new rdma_channel);
   // Each connection gets its own event channel: its DISCONNECTED must reach
@@ -529,7 +509,7 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
       rdma_destroy_event_channel(own);
     return nullptr;
   }
-  ch->peer_ = name_of(rdma_get_peer_addr(child));
+  ch->peer_ = net::name_of(rdma_get_peer_addr(child));
   auto peer = wire::decode_conn_data(theirs.data(), theirs.size());
   if (auto* bad = std::get_if<std::string>(&peer)) {
     error = "peer " + ch->peer_ + ": " + *bad;
