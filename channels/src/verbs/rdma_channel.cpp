@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -143,12 +144,41 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
     error = sys_error("cannot allocate a protection domain or completion channel");
     return false;
   }
+  if (id->verbs->device->transport_type == IBV_TRANSPORT_IWARP) {
+    error = std::string{"device "} + ibv_get_device_name(id->verbs->device) +
+            " is iWARP (e.g. siw): it has no RDMA write with immediate data, which this "
+            "channel needs; use an InfiniBand or RoCE device, or the tcp fabric";
+    return false;
+  }
+  // Registration pins memory: check the limit before the kernel refuses.
+  std::size_t need = wire::target_list_size(ep.iomap_slots) + params_.recv_ring + params_.send_ring;
+  rlimit lock{};
+  if (getrlimit(RLIMIT_MEMLOCK, &lock) == 0 && lock.rlim_cur != RLIM_INFINITY &&
+      need > lock.rlim_cur) {
+    error = "the locked-memory limit (ulimit -l, RLIMIT_MEMLOCK) is " +
+            std::to_string(lock.rlim_cur / 1024) + " KiB, but one connection registers " +
+            std::to_string((need + 1023) / 1024) +
+            " KiB; raise it (ulimit -l unlimited, or memlock in /etc/security/limits.conf)";
+    return false;
+  }
   ibv_device_attr dev{};
   ibv_query_device(id->verbs, &dev);
   // The device may allow fewer work requests than asked for: use what it has.
   auto limit = static_cast<std::uint32_t>(dev.max_qp_wr);
+  if (ep.sq_size > limit || ep.rq_size + wire::control_slots > limit)
+    notes_.push_back("queue sizes clamped to the device's " + std::to_string(limit) +
+                     " work requests (asked: sq " + std::to_string(ep.sq_size) + ", rq " +
+                     std::to_string(ep.rq_size) + ")");
   ep.sq_size = std::min(ep.sq_size, limit);
   ep.rq_size = std::min(ep.rq_size, limit - wire::control_slots);
+  // One completion queue serves both: it must hold every request at once.
+  auto cqe_limit = static_cast<std::uint32_t>(dev.max_cqe);
+  if (ep.sq_size + ep.rq_size + 2 * wire::control_slots > cqe_limit) {
+    ep.sq_size = cqe_limit - ep.rq_size - 2 * wire::control_slots;
+    notes_.push_back("send queue clamped to " + std::to_string(ep.sq_size) +
+                     " so that one completion queue of " + std::to_string(cqe_limit) +
+                     " entries holds both queues");
+  }
   cq_ =
       ibv_create_cq(id->verbs, static_cast<int>(ep.sq_size + ep.rq_size + 2 * wire::control_slots),
                     nullptr, comp_, 0);
@@ -171,6 +201,10 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
                   std::to_string(ep.rq_size) + ", inline " + std::to_string(ep.inline_size) + ")");
     return false;
   }
+  if (qa.cap.max_inline_data < ep.inline_size)
+    notes_.push_back("inline size clamped to the device's " +
+                     std::to_string(qa.cap.max_inline_data) +
+                     " bytes (asked: " + std::to_string(ep.inline_size) + ")");
   ep.inline_size = qa.cap.max_inline_data;
   target_list_.assign(wire::target_list_size(ep.iomap_slots), 0);
   recv_ring_.assign(params_.recv_ring, 0);
@@ -225,9 +259,10 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
             (rc ? std::string{std::strerror(errno)} : step);
     return nullptr;
   }
-  if (rdma_resolve_route(id, p.timeout_ms) != 0 ||
-      !expect_event(events, RDMA_CM_EVENT_ROUTE_RESOLVED, p.timeout_ms, step)) {
-    error = "rdma_cm cannot find a route to " + config::to_string(to) + ": " + step;
+  rc = rdma_resolve_route(id, p.timeout_ms);
+  if (rc != 0 || !expect_event(events, RDMA_CM_EVENT_ROUTE_RESOLVED, p.timeout_ms, step)) {
+    error = "rdma_cm cannot find a route to " + config::to_string(to) + ": " +
+            (rc ? std::string{std::strerror(errno)} : step);
     return nullptr;
   }
   if (!ch->setup(id, events, p, error))

@@ -24,10 +24,10 @@ struct ibv_mr;
 namespace riomesh::channels::verbs {
 
 struct rdma_params {
-  engine::params engine;            // queue sizes, inline, iomap slots
+  engine::params engine;  // queue sizes, inline, iomap slots
   std::size_t recv_ring = 128 * 1024;
   std::size_t send_ring = 128 * 1024;
-  int timeout_ms = 5000;            // address, route and connection setup
+  int timeout_ms = 5000;  // address, route and connection setup
 
   static rdma_params from(const config::channel_settings& c);
 };
@@ -64,13 +64,15 @@ class rdma_channel final : public channel {
   const std::string& reason() const override { return eng_->reason(); }
   const std::string& peer() const override { return peer_; }
   const engine::engine& protocol() const { return *eng_; }
+  // What setup had to adjust (queue or inline sizes the device could not
+  // give), for the owner to log.
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   friend class rdma_listener;
   rdma_channel() = default;
   // Creates PD, CQ, QP and the engine's regions on `id`; false with `error`.
-  bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p,
-             std::string& error);
+  bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p, std::string& error);
   void post_work();
   void poll_completions();
   void handle_cm_events();
@@ -85,13 +87,14 @@ class rdma_channel final : public channel {
   int epoll_fd_ = -1;
   std::vector<unsigned char> target_list_, recv_ring_, send_ring_;
   ibv_mr* mrs_[3] = {nullptr, nullptr, nullptr};
-  std::map<std::uint64_t, ibv_mr*> maps_;     // offset -> our map's registration
+  std::map<std::uint64_t, ibv_mr*> maps_;  // offset -> our map's registration
   // iowrite sources, registered per call and released at its iowrite_done
   // (calls complete in order, so a FIFO per token)
   std::map<std::uint64_t, std::deque<ibv_mr*>> sources_;
   std::unique_ptr<engine::engine> eng_;
   std::vector<engine::work> work_;
   bool disconnected_ = false;
+  std::vector<std::string> notes_;
 };
 
 // Listens with rdma_cm; accept() completes one connection at a time.
