@@ -207,7 +207,7 @@ std::vector<double> drive_case(std::uint16_t port, const test_case& t) {
       return mapped;
     });
     auto a = clock_type::now();
-    std::uint64_t sent = 0, done = 0, token = 0;
+    std::uint64_t sent = 0, token = 0;
     std::size_t at = 0;
     drive(*ch, [&] {
       while (sent < t.total) {
@@ -224,7 +224,6 @@ std::vector<double> drive_case(std::uint16_t port, const test_case& t) {
     });
     ch_send(*ch, &ack, 1);  // behind every placement
     ch_recv(*ch, &ack, 1);
-    (void)done;
     out.push_back(std::chrono::duration<double>(clock_type::now() - a).count());
   } else {
     auto a = clock_type::now();

@@ -19,9 +19,9 @@
 #include <sstream>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <cstdlib>
 #include <random>
 
 using namespace riomesh;
@@ -88,7 +88,8 @@ bool send_stream(channels::channel& ch, std::uint64_t seed, std::size_t total) {
       return false;
     sent += n;
   }
-  return ch.shutdown(channels::shutdown_how::write) == status::ok;
+  return ch.shutdown(channels::shutdown_how::write) == status::ok &&
+         drive(ch, [&] { return ch.drained(); });
 }
 
 // Receives until end of stream with random read sizes; true if it was
@@ -156,12 +157,12 @@ bool duplex(channels::channel& ch, std::uint64_t send_seed, std::size_t send_tot
           bad |= in.check(buf.data(), r.bytes) != r.bytes;
           got += r.bytes;
         }
-        return (eof && shut) || bad || ch.closed();
+        return (eof && shut && ch.drained()) || bad || ch.closed();
       },
       60s);
-  if (!done || bad || got != recv_total || sent != send_total)
-    std::fprintf(stderr, "duplex: sent %zu of %zu, got %zu of %zu, eof %d, corrupt %d: %s\n",
-                 sent, send_total, got, recv_total, eof, bad, ch.reason().c_str());
+  if (!done || bad || !eof || got != recv_total || sent != send_total)
+    std::fprintf(stderr, "duplex: sent %zu of %zu, got %zu of %zu, eof %d, corrupt %d: %s\n", sent,
+                 send_total, got, recv_total, eof, bad, ch.reason().c_str());
   return done && !bad && eof && got == recv_total && sent == send_total;
 }
 
@@ -342,6 +343,9 @@ int main(int argc, char** argv) {
     auto kind = kind_under_test();
     auto ch = kind->connect(std::getenv("RIOMESH_CONTRACT_AT"));
     int rc = ch ? run_peer(spec, *ch) : 90;
+    if (ch)  // the last bytes leave before the process (and its channel) does
+      drive(
+          *ch, [&] { return ch->drained() || ch->closed(); }, 10s);
     std::fflush(nullptr);
     ::_exit(rc);  // skip static destructors: the test owns the terminal
   }

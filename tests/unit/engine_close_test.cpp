@@ -151,3 +151,31 @@ TEST_CASE("control messages use their own slots: credit updates flow with the se
   REQUIRE(!w.empty());
   CHECK(w.back().imm == (0x80000000u | (4 + 8)));  // the credit update still went out
 }
+
+TEST_CASE("a connection-manager disconnect after both sides shut down is a clean end") {
+  lone_engine t;
+  t.take();
+  t.data(0, 3);
+  t.imm(0xe0000002u);  // the peer's SHUTDOWN first: it sends no more
+  t.eng.shutdown(shutdown_how::write);
+  t.complete_all();  // our SHUTDOWN acknowledged: nothing of ours in flight
+  CHECK_FALSE(t.eng.closed());
+  t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
+  CHECK(t.eng.closed());
+  CHECK_FALSE(t.eng.failed());
+  unsigned char out[3];
+  CHECK(t.eng.recv(out, 3).bytes == 3);
+  CHECK(t.eng.recv(out, 3).st == status::eof);
+}
+
+TEST_CASE("a connection-manager disconnect with our writes in flight is a failure") {
+  lone_engine t;
+  t.take();
+  t.imm(0xe0000002u);
+  unsigned char byte = 0;
+  t.eng.send(&byte, 1);  // not yet acknowledged
+  t.eng.shutdown(shutdown_how::write);
+  t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
+  CHECK(t.eng.failed());
+  CHECK(t.eng.reason() == "peer gone: RDMA_CM_EVENT_DISCONNECTED");
+}

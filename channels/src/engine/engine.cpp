@@ -165,7 +165,13 @@ void engine::on_send_completion(const send_completion& c) {
 }
 
 void engine::on_disconnected(const std::string& why) {
-  if (!closed())
+  if (closed())
+    return;
+  // Both directions already ended in order (its SHUTDOWN came after all its
+  // data, ours went out): the peer tearing down now is the end, not a loss.
+  if (!peer_sending_ && !write_open_ && queue_.empty())
+    close(phase::disconnected, "peer disconnected");
+  else
     close(phase::failed, "peer gone: " + why);
 }
 

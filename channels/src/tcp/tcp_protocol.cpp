@@ -22,6 +22,8 @@ void tcp_protocol::queue(const frame& f, const unsigned char* payload, bool tran
   o.payload = payload;
   o.payload_length = payload ? f.length : 0;
   o.transient = transient;
+  if (transient)
+    transient_bytes_ += o.payload_length;
   o.kind = f.kind;
   out_.push_back(std::move(o));
 }
@@ -35,10 +37,8 @@ io_result tcp_protocol::send(const void* data, std::size_t length) {
   std::size_t accepted = 0;
   // Whatever the socket does not take must fit in our send buffer after the
   // flush, so a frame never promises more than that.
-  std::size_t room = params_.send_buffer - std::min(params_.send_buffer, owned_bytes_);
-  for (const auto& o : out_)
-    if (o.transient)
-      room -= std::min(room, o.payload_length);
+  std::size_t room =
+      params_.send_buffer - std::min(params_.send_buffer, owned_bytes_ + transient_bytes_);
   while (accepted < length && room > 0 && out_.size() < params_.max_pending) {
     std::size_t n = std::min({length - accepted, room, std::size_t{params_.max_frame}});
     frame f;
@@ -59,6 +59,7 @@ void tcp_protocol::detach() {
   for (auto& o : out_) {
     if (!o.transient)
       continue;
+    transient_bytes_ -= o.payload_length;
     o.owned.assign(o.payload + o.payload_done, o.payload + o.payload_length);
     owned_bytes_ += o.owned.size();
     o.payload = o.owned.data();
@@ -238,6 +239,8 @@ void tcp_protocol::on_written(std::size_t n) {
     if (o.header_done < header_size || o.payload_done < o.payload_length)
       break;
     owned_bytes_ -= std::min(owned_bytes_, o.owned.size());
+    if (o.transient)
+      transient_bytes_ -= o.payload_length;
     if (o.reports)
       emit({event_kind::iowrite_done, o.token, o.token_bytes, 0});
     if (o.kind == frame_kind::shutdown)

@@ -51,6 +51,10 @@ class channel {
                             std::uint64_t token) = 0;
 
   virtual status shutdown(shutdown_how how) = 0;
+  // Everything given to send() and iowrite() has left this side (written to
+  // the socket, or its writes completed). Wait for it before dropping a
+  // channel after shutdown, or the last bytes go with it.
+  virtual bool drained() const = 0;
 
   virtual int wait_fd() const = 0;
   virtual bool wants_write() const = 0;

@@ -88,6 +88,8 @@ class engine {
   // Why the engine closed; empty while it has not.
   const std::string& reason() const { return reason_; }
   bool can_send() const;
+  // Nothing posted is still waiting for its completion, nothing is queued.
+  bool drained() const { return queue_.empty() && !pending_ctrl_ && !iomaps_.has_pending(); }
   engine_state state() const;
   const params& parameters() const { return params_; }
 

@@ -31,6 +31,7 @@ class tcp_channel final : public channel {
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
+  bool drained() const override { return !proto_.wants_write(); }
   // A KEEPALIVE frame, if nothing else is waiting to go.
   void keepalive();
   // Keepalive and peer_timeout; the progress loop calls it now and then.

@@ -145,6 +145,7 @@ class tcp_protocol {
   // send side
   std::deque<outgoing> out_;
   std::size_t owned_bytes_ = 0;
+  std::size_t transient_bytes_ = 0;  // payload bytes queued by reference to send() callers
   bool write_open_ = true, shutdown_sent_ = false, want_writable_ = false;
 
   // timers: byte counters seen at the last tick, and when they last moved

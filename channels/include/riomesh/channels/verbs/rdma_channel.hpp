@@ -53,6 +53,7 @@ class rdma_channel final : public channel {
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
+  bool drained() const override { return eng_->drained(); }
   void keepalive();
 
   int wait_fd() const override { return epoll_fd_; }
