@@ -56,9 +56,23 @@ class channel {
   // channel after shutdown, or the last bytes go with it.
   virtual bool drained() const = 0;
 
+  // Memory that iowrite() sources will come from, registered once instead of
+  // per call (rdma); the caller keeps it alive until deregister_memory().
+  // Harmless where nothing needs registering (tcp).
+  virtual bool register_memory(const void* /*base*/, std::size_t /*length*/) { return true; }
+  virtual void deregister_memory(const void* /*base*/) {}
+
   virtual int wait_fd() const = 0;
   virtual bool wants_write() const = 0;
   virtual void progress() = 0;
+  // One busy-poll step: takes in what the fabric already has, as cheaply as
+  // it can (rdma: polls the completion queue, no system call); true if it
+  // may have found anything. A waiter spins on it for polling_time, then
+  // calls progress(), which arms the wake-up, before sleeping on wait_fd().
+  virtual bool busy_poll() {
+    progress();
+    return true;
+  }
   virtual bool take_events(std::vector<event>& out) = 0;
 
   virtual bool closed() const = 0;

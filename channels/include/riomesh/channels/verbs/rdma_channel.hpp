@@ -28,6 +28,7 @@ struct rdma_params {
   std::size_t recv_ring = 128 * 1024;
   std::size_t send_ring = 128 * 1024;
   int timeout_ms = 5000;  // address, route and connection setup
+  std::string device;     // empty: whichever device routes to the address
 
   static rdma_params from(const config::channel_settings& c);
 };
@@ -54,11 +55,14 @@ class rdma_channel final : public channel {
                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
   bool drained() const override { return eng_->drained(); }
+  bool register_memory(const void* base, std::size_t length) override;
+  void deregister_memory(const void* base) override;
   void keepalive();
 
   int wait_fd() const override { return epoll_fd_; }
   bool wants_write() const override { return false; }
   void progress() override;
+  bool busy_poll() override;
   bool take_events(std::vector<event>& out) override;
 
   bool closed() const override { return eng_->closed(); }
@@ -75,8 +79,11 @@ class rdma_channel final : public channel {
   // Creates PD, CQ, QP and the engine's regions on `id`; false with `error`.
   bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p, std::string& error);
   void post_work();
-  void poll_completions();
+  // Takes in every queued completion; true if there was any.
+  bool poll_completions();
   void handle_cm_events();
+  // The registration covering [p, p + n) among register_memory()'s, or null.
+  ibv_mr* registered(const void* p, std::size_t n) const;
 
   rdma_params params_;
   std::string peer_;
@@ -89,12 +96,18 @@ class rdma_channel final : public channel {
   std::vector<unsigned char> target_list_, recv_ring_, send_ring_;
   ibv_mr* mrs_[3] = {nullptr, nullptr, nullptr};
   std::map<std::uint64_t, ibv_mr*> maps_;  // offset -> our map's registration
-  // iowrite sources, registered per call and released at its iowrite_done
-  // (calls complete in order, so a FIFO per token)
+  // iowrite sources outside registered memory, registered per call and
+  // released at its iowrite_done (calls complete in order: a FIFO per
+  // token; null where registered memory served)
   std::map<std::uint64_t, std::deque<ibv_mr*>> sources_;
+  std::map<std::uintptr_t, ibv_mr*> registered_;  // register_memory(), by start address
   std::unique_ptr<engine::engine> eng_;
   std::vector<engine::work> work_;
   bool disconnected_ = false;
+  // The completion queue will signal the completion channel on its next
+  // entry; cleared when we take that signal, so we re-arm once per wake-up
+  // rather than on every progress() call.
+  bool armed_ = false;
   std::vector<std::string> notes_;
 };
 

@@ -1,0 +1,188 @@
+#include <riomesh/channels/raw_socket.hpp>
+#include <riomesh/channels/wait.hpp>
+
+#include <cstring>
+
+namespace riomesh::channels {
+
+raw_socket::raw_socket(std::unique_ptr<channel> ch, std::chrono::nanoseconds polling_time)
+    : ch_(std::move(ch)), polling_time_(polling_time) {}
+
+raw_socket::~raw_socket() = default;
+
+std::unique_ptr<raw_socket> raw_socket::connect(const config::endpoint& to,
+                                                const channel_options& opt, std::string& error) {
+  auto ch = channels::connect(to, opt, error);
+  return ch ? std::make_unique<raw_socket>(std::move(ch), opt.settings.polling_time) : nullptr;
+}
+
+std::unique_ptr<raw_socket> raw_socket::accept(listener& l, std::chrono::milliseconds timeout,
+                                               const channel_options& opt, std::string& error) {
+  auto ch = l.accept(timeout, error);
+  return ch ? std::make_unique<raw_socket>(std::move(ch), opt.settings.polling_time) : nullptr;
+}
+
+bool raw_socket::take_events() {
+  events_.clear();
+  if (!ch_->take_events(events_))
+    return false;
+  for (const auto& e : events_) {
+    if (e.kind == event_kind::writable) {
+      writable_ = true;
+    } else if (e.kind == event_kind::iowrite_done) {
+      auto it = pending_.find(e.token);
+      if (it != pending_.end() && --it->second == 0) {
+        pending_.erase(it);
+        copies_.erase(e.token);
+      }
+    }
+  }
+  return true;
+}
+
+unsigned raw_socket::ready(unsigned interest) {
+  unsigned r = 0;
+  if (ch_->closed())
+    r |= poll_closed;
+  if ((interest & poll_in) && ch_->peek().second > 0)
+    r |= poll_in;
+  if ((interest & poll_out) && writable_ && !ch_->closed())
+    r |= poll_out;
+  return r;
+}
+
+bool raw_socket::wait(const std::function<bool()>& done) {
+  auto check = [&] {
+    take_events();
+    return done();
+  };
+  if (!blocking_) {
+    ch_->progress();
+    return check();
+  }
+  std::optional<wait_clock::time_point> deadline;
+  if (timeout_)
+    deadline = wait_clock::now() + *timeout_;
+  return wait_until(*ch_, check, polling_time_, deadline);
+}
+
+io_result raw_socket::send(const void* data, std::size_t length) {
+  auto* p = static_cast<const unsigned char*>(data);
+  io_result total{0, status::ok};
+  auto step = [&] {
+    auto r = ch_->send(p + total.bytes, length - total.bytes);
+    total.bytes += r.bytes;
+    total.st = r.st;
+    if (r.st == status::would_block)
+      writable_ = false;
+    return total.bytes == length || (r.st != status::ok && r.st != status::would_block);
+  };
+  if (!step() && blocking_)
+    wait([&] { return writable_ && step(); });
+  if (total.bytes == length)
+    total.st = status::ok;
+  return total;
+}
+
+io_result raw_socket::recv(void* out, std::size_t length) {
+  io_result r;
+  auto step = [&] {
+    r = ch_->recv(out, length);
+    return r.bytes > 0 || r.st != status::would_block;
+  };
+  if (length == 0 || step() || !blocking_)
+    return r;
+  wait(step);
+  return r;
+}
+
+map_result raw_socket::riomap(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
+  return ch_->map(base, length, offset);
+}
+
+status raw_socket::riounmap(std::uint64_t offset) {
+  return ch_->unmap(offset);
+}
+
+io_result raw_socket::iowrite(const void* data, std::size_t length, std::uint64_t offset,
+                              std::uint64_t token) {
+  auto r = ch_->iowrite(data, length, offset, token);
+  if (r.bytes > 0)
+    ++pending_[token];
+  if (r.st == status::would_block)
+    writable_ = false;
+  return r;
+}
+
+io_result raw_socket::riowrite(const void* data, std::size_t length, std::uint64_t offset) {
+  auto* p = static_cast<const unsigned char*>(data);
+  if (!blocking_) {
+    // rsockets' riowrite leaves the caller's buffer free: stage a copy that
+    // lives until the write completes.
+    std::uint64_t token = next_token_++;
+    std::vector<unsigned char> copy(p, p + length);
+    auto r = iowrite(copy.data(), length, offset, token);
+    if (r.bytes > 0)
+      copies_.emplace(token, std::move(copy));
+    if (r.bytes == 0 && r.st == status::would_block)
+      wait([] { return false; });  // one progress step, so a retry can succeed
+    return r;
+  }
+  std::uint64_t token = next_token_++;
+  io_result total{0, status::ok};
+  auto step = [&] {
+    if (total.bytes < length) {
+      auto r = iowrite(p + total.bytes, length - total.bytes, offset + total.bytes, token);
+      total.bytes += r.bytes;
+      total.st = r.st;
+      if (r.st != status::ok && r.st != status::would_block)
+        return true;
+    }
+    return total.bytes == length && done(token);
+  };
+  if (!step())
+    wait(step);
+  if (total.bytes == length && done(token))
+    total.st = status::ok;
+  else if (total.st == status::ok)
+    total.st = ch_->closed() ? status::closed : status::would_block;
+  return total;
+}
+
+status raw_socket::shutdown(shutdown_how how) {
+  return ch_->shutdown(how);
+}
+
+void raw_socket::close(std::chrono::milliseconds linger) {
+  if (!ch_)
+    return;
+  ch_->shutdown(shutdown_how::both);
+  bool was_blocking = blocking_;
+  auto old_timeout = timeout_;
+  blocking_ = true;
+  timeout_ = linger;
+  wait([&] { return ch_->closed() || (ch_->drained() && pending_.empty()); });
+  blocking_ = was_blocking;
+  timeout_ = old_timeout;
+}
+
+unsigned raw_socket::poll(unsigned interest, std::optional<std::chrono::milliseconds> timeout) {
+  ch_->progress();
+  take_events();
+  unsigned r = ready(interest);
+  if (r || (timeout && timeout->count() == 0))
+    return r;
+  std::optional<wait_clock::time_point> deadline;
+  if (timeout)
+    deadline = wait_clock::now() + *timeout;
+  wait_until(
+      *ch_,
+      [&] {
+        take_events();
+        return (r = ready(interest)) != 0;
+      },
+      polling_time_, deadline);
+  return r;
+}
+
+}  // namespace riomesh::channels

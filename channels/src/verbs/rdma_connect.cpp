@@ -1,0 +1,173 @@
+// Establishing rdma connections with rdma_cm: resolve, connect, listen and
+// accept, with the connection data as private data in both directions.
+#include <riomesh/channels/verbs/rdma_channel.hpp>
+
+#include <riomesh/config/address.hpp>
+
+#include "../net/resolve.hpp"
+#include "cm_support.hpp"
+
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace riomesh::channels::verbs {
+
+using detail::conn_param;
+using detail::expect_event;
+using detail::next_event;
+using detail::set_nonblocking;
+using detail::sys_error;
+
+std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
+                                                    const rdma_params& p, std::string& error) {
+  std::unique_ptr<rdma_channel> ch(new rdma_channel);
+  auto* events = rdma_create_event_channel();
+  rdma_cm_id* id = nullptr;
+  if (!events || rdma_create_id(events, &id, nullptr, RDMA_PS_TCP) != 0) {
+    error = sys_error("rdma_cm is not available (no RDMA device, or rdma_ucm not loaded)");
+    if (events)
+      rdma_destroy_event_channel(events);
+    return nullptr;
+  }
+  ch->cm_events_ = events;
+  ch->id_ = id;
+  auto list = net::resolve(to, false, error);
+  if (!list)
+    return nullptr;
+  int rc = rdma_resolve_addr(id, nullptr, list->ai_addr, p.timeout_ms);
+  std::string step;
+  if (rc != 0 || !expect_event(events, RDMA_CM_EVENT_ADDR_RESOLVED, p.timeout_ms, step)) {
+    error = "rdma_cm cannot resolve " + config::to_string(to) + ": " +
+            (rc ? std::string{std::strerror(errno)} : step);
+    return nullptr;
+  }
+  rc = rdma_resolve_route(id, p.timeout_ms);
+  if (rc != 0 || !expect_event(events, RDMA_CM_EVENT_ROUTE_RESOLVED, p.timeout_ms, step)) {
+    error = "rdma_cm cannot find a route to " + config::to_string(to) + ": " +
+            (rc ? std::string{std::strerror(errno)} : step);
+    return nullptr;
+  }
+  if (!ch->setup(id, events, p, error))
+    return nullptr;
+  auto mine = wire::encode(ch->eng_->local_conn_data());
+  auto param = conn_param(mine);
+  std::vector<unsigned char> theirs;
+  if (rdma_connect(id, &param) != 0 ||
+      !expect_event(events, RDMA_CM_EVENT_ESTABLISHED, p.timeout_ms, step, &theirs)) {
+    error = "cannot connect to " + config::to_string(to) + ": " + step;
+    return nullptr;
+  }
+  auto peer = wire::decode_conn_data(theirs.data(), theirs.size());
+  if (auto* bad = std::get_if<std::string>(&peer)) {
+    error = "peer " + config::to_string(to) + ": " + *bad;
+    return nullptr;
+  }
+  ch->peer_ = net::name_of(rdma_get_peer_addr(id));
+  set_nonblocking(events->fd);
+  if (!ch->eng_->start(std::get<wire::conn_data>(peer))) {
+    error = "peer " + ch->peer_ + ": " + ch->eng_->reason();
+    return nullptr;
+  }
+  ch->post_work();
+  return ch;
+}
+
+rdma_listener::~rdma_listener() {
+  if (id_)
+    rdma_destroy_id(id_);
+  if (events_)
+    rdma_destroy_event_channel(events_);
+}
+
+std::unique_ptr<rdma_listener> rdma_listener::listen(const config::endpoint& at,
+                                                     const rdma_params& p, std::string& error) {
+  std::unique_ptr<rdma_listener> l(new rdma_listener);
+  l->params_ = p;
+  l->events_ = rdma_create_event_channel();
+  if (!l->events_ || rdma_create_id(l->events_, &l->id_, nullptr, RDMA_PS_TCP) != 0) {
+    error = sys_error("rdma_cm is not available (no RDMA device, or rdma_ucm not loaded)");
+    return nullptr;
+  }
+  auto list = net::resolve(at, true, error);
+  if (!list)
+    return nullptr;
+  int rc = rdma_bind_addr(l->id_, list->ai_addr);
+  if (rc != 0 || rdma_listen(l->id_, 16) != 0) {
+    error = sys_error("rdma_cm cannot listen on " + config::to_string(at));
+    return nullptr;
+  }
+  return l;
+}
+
+int rdma_listener::port() const {
+  return ntohs(rdma_get_src_port(id_));
+}
+int rdma_listener::fd() const {
+  return events_->fd;
+}
+
+std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds timeout,
+                                                    std::string& error) {
+  rdma_cm_event* ev = next_event(events_, static_cast<int>(timeout.count()));
+  if (!ev) {
+    error = "no connection request within " + std::to_string(timeout.count()) + " ms";
+    return nullptr;
+  }
+  if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+    error = std::string{"unexpected "} + rdma_event_str(ev->event);
+    rdma_ack_cm_event(ev);
+    return nullptr;
+  }
+  rdma_cm_id* child = ev->id;
+  std::vector<unsigned char> theirs(static_cast<const unsigned char*>(ev->param.conn.private_data),
+                                    static_cast<const unsigned char*>(ev->param.conn.private_data) +
+                                        ev->param.conn.private_data_len);
+  rdma_ack_cm_event(ev);
+  std::unique_ptr<rdma_channel> ch(new rdma_channel);
+  // Each connection gets its own event channel: its DISCONNECTED must reach
+  // it, not the listener.
+  auto* own = rdma_create_event_channel();
+  if (!own || rdma_migrate_id(child, own) != 0) {
+    error = sys_error("cannot give the connection its own event channel");
+    rdma_reject(child, nullptr, 0);
+    rdma_destroy_id(child);
+    if (own)
+      rdma_destroy_event_channel(own);
+    return nullptr;
+  }
+  ch->peer_ = net::name_of(rdma_get_peer_addr(child));
+  auto peer = wire::decode_conn_data(theirs.data(), theirs.size());
+  if (auto* bad = std::get_if<std::string>(&peer)) {
+    error = "peer " + ch->peer_ + ": " + *bad;
+    rdma_reject(child, nullptr, 0);
+    ch->id_ = child;
+    ch->cm_events_ = own;
+    return nullptr;
+  }
+  if (!ch->setup(child, own, params_, error)) {
+    rdma_reject(child, nullptr, 0);
+    return nullptr;
+  }
+  if (!ch->eng_->start(std::get<wire::conn_data>(peer))) {
+    error = "peer " + ch->peer_ + ": " + ch->eng_->reason();
+    rdma_reject(child, nullptr, 0);
+    return nullptr;
+  }
+  auto mine = wire::encode(ch->eng_->local_conn_data());
+  auto param = conn_param(mine);
+  std::string step;
+  if (rdma_accept(child, &param) != 0 ||
+      !expect_event(own, RDMA_CM_EVENT_ESTABLISHED, params_.timeout_ms, step)) {
+    error = "peer " + ch->peer_ + ": accept failed: " + step;
+    return nullptr;
+  }
+  set_nonblocking(own->fd);
+  ch->post_work();
+  return ch;
+}
+
+}  // namespace riomesh::channels::verbs

@@ -1,0 +1,175 @@
+// Creating and destroying what one rdma connection owns: protection domain,
+// completion channel and queue, queue pair, the engine's registered regions.
+// Limits the device cannot meet are clamped and noted; limits the user must
+// change (iWARP device, memlock) are errors that say how.
+#include <riomesh/channels/verbs/rdma_channel.hpp>
+
+#include <riomesh/channels/wire/iomap_size.hpp>
+
+#include "cm_support.hpp"
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace riomesh::channels::verbs {
+
+using detail::set_nonblocking;
+using detail::sys_error;
+
+rdma_params rdma_params::from(const config::channel_settings& c) {
+  rdma_params p;
+  p.engine.sq_size = c.sq_size;
+  p.engine.rq_size = c.rq_size;
+  p.engine.inline_size = c.inline_size;
+  p.engine.iomap_slots = c.iomap_size;
+  p.recv_ring = c.recv_buffer;
+  p.send_ring = c.send_buffer;
+  return p;
+}
+
+rdma_channel::~rdma_channel() {
+  if (id_ && !disconnected_)
+    rdma_disconnect(id_);
+  for (auto& [off, mr] : maps_)
+    ibv_dereg_mr(mr);
+  for (auto& [token, mrs] : sources_)
+    for (auto* mr : mrs)
+      if (mr)
+        ibv_dereg_mr(mr);
+  for (auto& [start, mr] : registered_)
+    ibv_dereg_mr(mr);
+  if (id_ && id_->qp)
+    rdma_destroy_qp(id_);
+  for (auto* mr : mrs_)
+    if (mr)
+      ibv_dereg_mr(mr);
+  if (cq_)
+    ibv_destroy_cq(cq_);
+  if (comp_)
+    ibv_destroy_comp_channel(comp_);
+  if (pd_)
+    ibv_dealloc_pd(pd_);
+  if (id_)
+    rdma_destroy_id(id_);
+  if (cm_events_)
+    rdma_destroy_event_channel(cm_events_);
+  if (epoll_fd_ >= 0)
+    ::close(epoll_fd_);
+}
+
+bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p,
+                         std::string& error) {
+  params_ = p;
+  id_ = id;
+  cm_events_ = events;
+  auto& ep = params_.engine;
+  pd_ = ibv_alloc_pd(id->verbs);
+  comp_ = pd_ ? ibv_create_comp_channel(id->verbs) : nullptr;
+  if (!comp_) {
+    error = sys_error("cannot allocate a protection domain or completion channel");
+    return false;
+  }
+  const char* device = ibv_get_device_name(id->verbs->device);
+  if (!params_.device.empty() && params_.device != device) {
+    error = "the address routes to RDMA device " + std::string{device} +
+            ", not to the configured device " + params_.device +
+            " (use an address of that device's network interface)";
+    return false;
+  }
+  if (id->verbs->device->transport_type == IBV_TRANSPORT_IWARP) {
+    error = std::string{"device "} + device +
+            " is iWARP (e.g. siw): it has no RDMA write with immediate data, which this "
+            "channel needs; use an InfiniBand or RoCE device, or the tcp fabric";
+    return false;
+  }
+  // Registration pins memory: check the limit before the kernel refuses.
+  std::size_t need = wire::target_list_size(ep.iomap_slots) + params_.recv_ring + params_.send_ring;
+  rlimit lock{};
+  if (getrlimit(RLIMIT_MEMLOCK, &lock) == 0 && lock.rlim_cur != RLIM_INFINITY &&
+      need > lock.rlim_cur) {
+    error = "the locked-memory limit (ulimit -l, RLIMIT_MEMLOCK) is " +
+            std::to_string(lock.rlim_cur / 1024) + " KiB, but one connection registers " +
+            std::to_string((need + 1023) / 1024) +
+            " KiB; raise it (ulimit -l unlimited, or memlock in /etc/security/limits.conf)";
+    return false;
+  }
+  ibv_device_attr dev{};
+  ibv_query_device(id->verbs, &dev);
+  // The device may allow fewer work requests than asked for: use what it has.
+  auto limit = static_cast<std::uint32_t>(dev.max_qp_wr);
+  if (ep.sq_size > limit || ep.rq_size + wire::control_slots > limit)
+    notes_.push_back("queue sizes clamped to the device's " + std::to_string(limit) +
+                     " work requests (asked: sq " + std::to_string(ep.sq_size) + ", rq " +
+                     std::to_string(ep.rq_size) + ")");
+  ep.sq_size = std::min(ep.sq_size, limit);
+  ep.rq_size = std::min(ep.rq_size, limit - wire::control_slots);
+  // One completion queue serves both: it must hold every request at once.
+  auto cqe_limit = static_cast<std::uint32_t>(dev.max_cqe);
+  if (ep.sq_size + ep.rq_size + 2 * wire::control_slots > cqe_limit) {
+    ep.sq_size = cqe_limit - ep.rq_size - 2 * wire::control_slots;
+    notes_.push_back("send queue clamped to " + std::to_string(ep.sq_size) +
+                     " so that one completion queue of " + std::to_string(cqe_limit) +
+                     " entries holds both queues");
+  }
+  cq_ =
+      ibv_create_cq(id->verbs, static_cast<int>(ep.sq_size + ep.rq_size + 2 * wire::control_slots),
+                    nullptr, comp_, 0);
+  if (!cq_) {
+    error = sys_error("cannot create a completion queue");
+    return false;
+  }
+  ibv_qp_init_attr qa{};
+  qa.send_cq = qa.recv_cq = cq_;
+  qa.qp_type = IBV_QPT_RC;
+  qa.sq_sig_all = 1;
+  qa.cap.max_send_wr = ep.sq_size;
+  qa.cap.max_recv_wr = ep.rq_size + wire::control_slots;
+  qa.cap.max_send_sge = 2;
+  qa.cap.max_recv_sge = 1;
+  qa.cap.max_inline_data = ep.inline_size;
+  if (rdma_create_qp(id, pd_, &qa) != 0) {
+    error =
+        sys_error("cannot create the queue pair (sq " + std::to_string(ep.sq_size) + ", rq " +
+                  std::to_string(ep.rq_size) + ", inline " + std::to_string(ep.inline_size) + ")");
+    return false;
+  }
+  if (qa.cap.max_inline_data < ep.inline_size)
+    notes_.push_back("inline size clamped to the device's " +
+                     std::to_string(qa.cap.max_inline_data) +
+                     " bytes (asked: " + std::to_string(ep.inline_size) + ")");
+  ep.inline_size = qa.cap.max_inline_data;
+  target_list_.assign(wire::target_list_size(ep.iomap_slots), 0);
+  recv_ring_.assign(params_.recv_ring, 0);
+  send_ring_.assign(params_.send_ring, 0);
+  const int remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  mrs_[0] = ibv_reg_mr(pd_, target_list_.data(), target_list_.size(), remote);
+  mrs_[1] = ibv_reg_mr(pd_, recv_ring_.data(), recv_ring_.size(), remote);
+  mrs_[2] = ibv_reg_mr(pd_, send_ring_.data(), send_ring_.size(), IBV_ACCESS_LOCAL_WRITE);
+  if (!mrs_[0] || !mrs_[1] || !mrs_[2]) {
+    error = sys_error("cannot register " +
+                      std::to_string(target_list_.size() + recv_ring_.size() + send_ring_.size()) +
+                      " bytes of connection memory (is the memlock limit, ulimit -l, too low?)");
+    return false;
+  }
+  engine::regions mem{{target_list_.data(), target_list_.size(), mrs_[0]->lkey, mrs_[0]->rkey},
+                      {recv_ring_.data(), recv_ring_.size(), mrs_[1]->lkey, mrs_[1]->rkey},
+                      {send_ring_.data(), send_ring_.size(), mrs_[2]->lkey, mrs_[2]->rkey}};
+  eng_ = std::make_unique<engine::engine>(ep, mem);
+  ibv_req_notify_cq(cq_, 0);
+  armed_ = true;
+  post_work();  // every receive, before the connection exists
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  set_nonblocking(comp_->fd);
+  for (int fd : {comp_->fd, cm_events_->fd}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  }
+  return !eng_->failed();
+}
+
+}  // namespace riomesh::channels::verbs
