@@ -255,7 +255,8 @@ bool closer(peer_api& api, bool vanish) {
     if (r <= 0)
       return fail(api, "stream ended early");
     for (long i = 0; i < r; ++i)
-      if (in[static_cast<std::size_t>(i)] != fill(3, (got + static_cast<std::size_t>(i)) % in.size()))
+      if (in[static_cast<std::size_t>(i)] !=
+          fill(3, (got + static_cast<std::size_t>(i)) % in.size()))
         return fail(api, "stream byte " + std::to_string(got + static_cast<std::size_t>(i)));
     got += static_cast<std::size_t>(r);
   }

@@ -5,11 +5,11 @@
 //   *_peer CASE ROLE -b ADDR [-p PORT] [-r FILE]    listen, accept one
 #include "cases.hpp"
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <thread>
-#include <unistd.h>
 
 using namespace riomesh::interop;
 
@@ -17,11 +17,20 @@ int main(int argc, char** argv) {
   std::string server, bind_addr, port = "7471", ready_file;
   for (int opt; (opt = getopt(argc, argv, "s:b:p:r:")) != -1;) {
     switch (opt) {
-      case 's': server = optarg; break;
-      case 'b': bind_addr = optarg; break;
-      case 'p': port = optarg; break;
-      case 'r': ready_file = optarg; break;
-      default: return 2;
+      case 's':
+        server = optarg;
+        break;
+      case 'b':
+        bind_addr = optarg;
+        break;
+      case 'p':
+        port = optarg;
+        break;
+      case 'r':
+        ready_file = optarg;
+        break;
+      default:
+        return 2;
     }
   }
   if (argc - optind != 2 || !known_case(argv[optind], argv[optind + 1]) ||

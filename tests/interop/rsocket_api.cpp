@@ -6,9 +6,12 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 namespace riomesh::interop {
 namespace {
@@ -73,10 +76,16 @@ class rsocket_api final : public peer_api {
 
   bool riomap(void* base, std::size_t n, std::uint64_t offset) override {
     off_t got = ::riomap(fd_, base, n, PROT_WRITE, 0, static_cast<off_t>(offset));
-    return got == static_cast<off_t>(offset) || fail("riomap");
+    if (got != static_cast<off_t>(offset))
+      return fail("riomap");
+    maps_.emplace_back(base, n);
+    return true;
   }
   bool riounmap(void* base, std::size_t n, std::uint64_t) override {
-    return ::riounmap(fd_, base, n) == 0 || fail("riounmap");
+    if (::riounmap(fd_, base, n) != 0)
+      return fail("riounmap");
+    maps_.erase(std::find(maps_.begin(), maps_.end(), std::make_pair(base, n)));
+    return true;
   }
   write_result riowrite(const void* data, std::size_t n, std::uint64_t offset) override {
     auto* p = static_cast<const char*>(data);
@@ -98,6 +107,12 @@ class rsocket_api final : public peer_api {
 
   bool shutdown_write() override { return rshutdown(fd_, SHUT_WR) == 0 || fail("rshutdown"); }
   void close() override {
+    // librdmacm v44's rclose unregisters leftover maps after it has dropped
+    // the socket's descriptor, so its riounmap fails with EBADF forever and
+    // rclose never returns: unmap everything first, as riostream does.
+    for (auto& [base, n] : maps_)
+      ::riounmap(fd_, base, n);
+    maps_.clear();
     if (fd_ >= 0)
       rclose(fd_);
     fd_ = -1;
@@ -124,6 +139,7 @@ class rsocket_api final : public peer_api {
 
   int fd_ = -1;
   std::string error_;
+  std::vector<std::pair<void*, std::size_t>> maps_;
 };
 
 }  // namespace
