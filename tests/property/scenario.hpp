@@ -1,6 +1,7 @@
-// One randomized run of two rsocket engines over the simulated fabric, fully
-// determined by its seed: queue and ring sizes, send and receive sizes, maps,
-// riowrites, unmaps, shutdowns, polling order, and optionally a cut.
+// One randomized run of two rsocket engines, drawn from its seed: queue and
+// ring sizes, send and receive sizes, maps, riowrites, unmaps, shutdowns,
+// polling order, and optionally a cut. Over the simulated fabric the seed
+// determines the run exactly; over real verbs the hardware's timing varies.
 //
 // The two applications exchange a stream of records:
 //   'D' len body     stream bytes from a per-direction generator
@@ -12,7 +13,11 @@
 // that receives it, at the moment it reads the record that announces it.
 #pragma once
 
+#include <link.hpp>
+
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace riomesh::property {
@@ -22,6 +27,22 @@ struct limits {
   std::uint64_t min_stream_bytes = 0;         // > 0: big transfers over big enough rings
   bool allow_cut = true;
   bool tiny = false;  // queues of 4 and 8, rings of 64 and 256 bytes, both sides sending hard
+
+  // Several MiB per direction over big enough rings, no cut.
+  static limits large() {
+    limits l;
+    l.min_stream_bytes = 2u << 20;
+    l.max_stream_bytes = 8u << 20;
+    l.allow_cut = false;
+    return l;
+  }
+  // Tiny queues and rings, both sides sending at full rate.
+  static limits tiny_queues() {
+    limits l;
+    l.tiny = true;
+    l.max_stream_bytes = 64u << 10;
+    return l;
+  }
 };
 
 struct outcome {
@@ -35,6 +56,23 @@ struct outcome {
   bool was_cut = false;
 };
 
-outcome run_scenario(std::uint64_t seed, const limits& lim = {});
+// Makes the two joined engines a scenario drives.
+using link_factory = std::function<std::unique_ptr<sim::engine_link>(
+    const sim::side_config& a, const sim::side_config& b, std::uint64_t seed)>;
+std::unique_ptr<sim::engine_link> simulated(const sim::side_config& a, const sim::side_config& b,
+                                            std::uint64_t seed);
+
+outcome run_scenario(std::uint64_t seed, const limits& lim = {},
+                     const link_factory& make = simulated);
+
+struct totals {
+  std::uint64_t runs = 0, cuts = 0, stream = 0, placed = 0, maps = 0;
+  std::string failure;  // the first failing seed, with its replay line; empty if none
+};
+
+// Runs seeds [first_seed, first_seed + count), stopping at the first failure;
+// RIOMESH_SEED=<seed> in the environment runs just that one instead.
+void run_many(std::uint64_t first_seed, std::uint64_t count, const limits& lim,
+              const link_factory& make, totals& t);
 
 }  // namespace riomesh::property

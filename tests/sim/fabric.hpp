@@ -92,6 +92,7 @@ class fabric {
          std::uint32_t rnr_retry = 7);
 
   endpoint& side(int i) { return i == 0 ? a_ : b_; }
+  const endpoint& side(int i) const { return i == 0 ? a_ : b_; }
   std::mt19937_64& rng() { return rng_; }
 
   // One network event, drawn at random among those possible: a side's next

@@ -66,6 +66,29 @@ void engine_pair::flush(int i) {
     net_.side(i).post(w);
 }
 
+bool engine_pair::step() {
+  // The rdma channel disconnects once its engine has closed and its writes
+  // are acknowledged (or it failed); the peer's
+  // channel takes in the completions already queued, then the event. The
+  // disconnect travels apart from the writes, so it may come at any point
+  // after, even before the acknowledgements of the peer's last writes.
+  for (int i = 0; i < 2; ++i) {
+    auto& e = *sides_[i].eng;
+    if (!e.closed() || !(e.drained() || e.failed()) || sides_[i].disconnected ||
+        net_.rng()() % 4 != 0)
+      continue;
+    sides_[i].disconnected = true;
+    int peer = 1 - i;
+    while (poll(peer, 64) > 0) {
+    }
+    sides_[peer].eng->on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
+    flush(peer);
+    net_.cut("disconnected");  // both queue pairs leave the connected state
+    return true;
+  }
+  return net_.step();
+}
+
 std::size_t engine_pair::poll(int i, std::size_t max) {
   auto done = net_.side(i).poll(max);
   for (const auto& c : done) {
@@ -82,6 +105,11 @@ std::vector<engine::event> engine_pair::events(int i) {
   std::vector<engine::event> out;
   sides_[i].eng->take_events(out);
   return out;
+}
+
+std::string engine_pair::violation(int i) const {
+  const auto& stats = net_.side(i).stats();
+  return stats.violations > 0 ? stats.last_violation : std::string{};
 }
 
 bool engine_pair::guards_intact() const {

@@ -3,19 +3,12 @@
 #pragma once
 
 #include "fabric.hpp"
-
-#include <riomesh/channels/engine/engine.hpp>
+#include "link.hpp"
 
 #include <memory>
 #include <vector>
 
 namespace riomesh::sim {
-
-struct side_config {
-  engine::params params;
-  std::size_t recv_ring = 128 * 1024;
-  std::size_t send_ring = 128 * 1024;
-};
 
 // Host memory with guard bytes on both sides; only the middle is registered,
 // so a write outside it shows as changed guard bytes.
@@ -32,34 +25,46 @@ class guarded_buffer {
   std::vector<unsigned char> bytes_;
 };
 
-class engine_pair {
+class engine_pair final : public engine_link {
  public:
   engine_pair(const side_config& a, const side_config& b, std::uint64_t seed,
               std::uint32_t rnr_retry = 7);
 
-  engine::engine& eng(int i) { return *sides_[i].eng; }
+  engine::engine& eng(int i) override { return *sides_[i].eng; }
   endpoint& ep(int i) { return net_.side(i); }
   fabric& net() { return net_; }
 
-  // Exchanges the connection data and starts both engines. With `stagger`,
-  // side 0 starts and its first writes land before side 1 starts, as when the
-  // passive side of rdma_cm writes before the active side sees ESTABLISHED.
-  bool connect(bool stagger = false);
-  // Posts side i's pending work to the fabric.
-  void flush(int i);
-  // Feeds up to `max` of side i's completions to its engine, then flushes.
-  std::size_t poll(int i, std::size_t max);
-  // Events side i's engine reported since the last call.
-  std::vector<engine::event> events(int i);
-  // Registers a guarded buffer on side i.
-  engine::region register_buffer(int i, guarded_buffer& buffer, bool remote_write);
-  bool guards_intact() const;
+  // With `stagger`, side 0 starts and its first writes land before side 1
+  // starts, as when the passive side of rdma_cm writes before the active
+  // side sees ESTABLISHED.
+  bool connect(bool stagger = false) override;
+  void flush(int i) override;
+  std::size_t poll(int i, std::size_t max) override;
+  std::vector<engine::event> events(int i) override;
+  engine::region register_buffer(int i, guarded_buffer& buffer, bool remote_write) override;
+  void deregister(int i, std::uint32_t lkey) override { net_.side(i).deregister(lkey); }
+
+  // One network event: a write lands, an acknowledgement returns, or the
+  // connection manager tells a side that its peer, closed, disconnected.
+  bool step() override;
+  bool real_time() const override { return false; }
+  bool can_cut() const override { return true; }
+  void cut(const std::string& why) override { net_.cut(why); }
+  std::size_t pending_completions(int i) const override {
+    return net_.side(i).pending_completions();
+  }
+  std::string violation(int i) const override;
+  std::uint64_t remote_access_errors(int i) const override {
+    return net_.side(i).stats().remote_access_errors;
+  }
+  bool guards_intact() const override;
 
  private:
   struct side {
     std::unique_ptr<guarded_buffer> target_list, recv_ring, send_ring;
     std::unique_ptr<engine::engine> eng;
     std::vector<engine::work> work;
+    bool disconnected = false;  // rdma_disconnect after its engine closed
   };
   fabric net_;
   side sides_[2];

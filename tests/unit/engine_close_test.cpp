@@ -152,29 +152,45 @@ TEST_CASE("control messages use their own slots: credit updates flow with the se
   CHECK(w.back().imm == (0x80000000u | (4 + 8)));  // the credit update still went out
 }
 
-TEST_CASE("a connection-manager disconnect after both sides shut down is a clean end") {
+TEST_CASE("both SHUTDOWNs through, ours acknowledged: the connection ends cleanly") {
   lone_engine t;
   t.take();
   t.data(0, 3);
   t.imm(0xe0000002u);  // the peer's SHUTDOWN first: it sends no more
   t.eng.shutdown(shutdown_how::write);
-  t.complete_all();  // our SHUTDOWN acknowledged: nothing of ours in flight
-  CHECK_FALSE(t.eng.closed());
-  t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
+  CHECK_FALSE(t.eng.closed());  // ours not yet acknowledged: it could still be lost
+  t.complete_all();
   CHECK(t.eng.closed());
+  CHECK_FALSE(t.eng.failed());
+  CHECK(t.eng.reason() == "both directions shut down");
+  t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");  // the peer's channel leaving
   CHECK_FALSE(t.eng.failed());
   unsigned char out[3];
   CHECK(t.eng.recv(out, 3).bytes == 3);
   CHECK(t.eng.recv(out, 3).st == status::eof);
 }
 
-TEST_CASE("a connection-manager disconnect with our writes in flight is a failure") {
+TEST_CASE("a connection-manager disconnect after both SHUTDOWNs went out is a clean end") {
+  // The peer closes once it has our SHUTDOWN, and disconnects without
+  // waiting for the acknowledgement of our last writes to reach us.
   lone_engine t;
   t.take();
   t.imm(0xe0000002u);
   unsigned char byte = 0;
   t.eng.send(&byte, 1);  // not yet acknowledged
   t.eng.shutdown(shutdown_how::write);
+  t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
+  CHECK(t.eng.closed());
+  CHECK_FALSE(t.eng.failed());
+}
+
+TEST_CASE("a connection-manager disconnect while the peer still sends is a failure") {
+  lone_engine t;
+  t.take();
+  unsigned char byte = 0;
+  t.eng.send(&byte, 1);
+  t.eng.shutdown(shutdown_how::write);
+  t.complete_all();
   t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
   CHECK(t.eng.failed());
   CHECK(t.eng.reason() == "peer gone: RDMA_CM_EVENT_DISCONNECTED");

@@ -98,6 +98,7 @@ void engine::send_pending_ctrl() {
   record.role = wr_role::ctrl;
   record.ctrl_code = static_cast<std::uint32_t>(*pending_ctrl_);
   pending_ctrl_.reset();
+  end_posted_ = true;  // SHUTDOWN or DISCONNECT: behind all our data
   post(w, record);
 }
 
@@ -156,6 +157,14 @@ void engine::on_send_completion(const send_completion& c) {
     close(phase::disconnected, "shut down locally");
     return;
   }
+  if (record->role == wr_role::ctrl &&
+      record->ctrl_code == static_cast<std::uint32_t>(wire::ctrl_code::shutdown)) {
+    shutdown_acked_ = true;
+    if (!peer_sending_) {
+      close(phase::disconnected, "both directions shut down");
+      return;
+    }
+  }
   if (phase_ != phase::connected)
     return;
   send_pending_ctrl();
@@ -167,9 +176,12 @@ void engine::on_send_completion(const send_completion& c) {
 void engine::on_disconnected(const std::string& why) {
   if (closed())
     return;
-  // Both directions already ended in order (its SHUTDOWN came after all its
-  // data, ours went out): the peer tearing down now is the end, not a loss.
-  if (!peer_sending_ && !write_open_ && queue_.empty())
+  // Both directions already ended in order: its SHUTDOWN came after all its
+  // data, ours went out after all of ours. A peer closes cleanly only once
+  // it has ours (or has stopped reading), so its leaving now is the end,
+  // not a loss, even if acknowledgements of our last writes are still on
+  // their way: the disconnect does not wait for them.
+  if (!peer_sending_ && !write_open_ && end_posted_)
     close(phase::disconnected, "peer disconnected");
   else
     close(phase::failed, "peer gone: " + why);

@@ -136,14 +136,18 @@ void engine::on_iomap_sgl(std::uint32_t index, std::uint32_t byte_len) {
 }
 
 void engine::on_ctrl(std::uint32_t code) {
-  if (code == static_cast<std::uint32_t>(wire::ctrl_code::shutdown) && write_open_) {
-    // The peer stops sending; we may go on.
+  if (code == static_cast<std::uint32_t>(wire::ctrl_code::shutdown)) {
+    // The peer stops sending; we may go on. If we stopped too, the end
+    // comes once our own SHUTDOWN is acknowledged: closing before would
+    // drop it unsent, and the peer would take our leaving for a loss.
     peer_sending_ = false;
     emit({event_kind::readable});
+    if (shutdown_acked_)
+      close(phase::disconnected, "peer disconnected");
     return;
   }
-  if (code == static_cast<std::uint32_t>(wire::ctrl_code::shutdown) ||
-      code == static_cast<std::uint32_t>(wire::ctrl_code::disconnect)) {
+  if (code == static_cast<std::uint32_t>(wire::ctrl_code::disconnect)) {
+    // The peer reads no more: what we still had for it is moot.
     peer_sending_ = false;
     emit({event_kind::readable});
     close(phase::disconnected, "peer disconnected");

@@ -138,7 +138,10 @@ void rdma_channel::progress() {
   }
   handle_cm_events();  // after the completions that came before them
   post_work();
-  if (eng_->closed() && !disconnected_) {
+  // Closed is not done: our last writes may still await their
+  // acknowledgements, and disconnecting flushes them. Wait for them (they
+  // complete, or fail if the peer is gone).
+  if (eng_->closed() && (eng_->drained() || eng_->failed()) && !disconnected_) {
     rdma_disconnect(id_);  // the peer's connection manager learns of it
     disconnected_ = true;
   }

@@ -155,6 +155,9 @@ class engine {
   receive_window window_;
   bool read_open_ = true;
   bool peer_sending_ = true;  // false after the peer's SHUTDOWN or DISCONNECT
+  // Our SHUTDOWN was acknowledged: with the peer's, both directions are over.
+  bool shutdown_acked_ = false;
+  bool end_posted_ = false;  // our SHUTDOWN or DISCONNECT went out
   bool eof_reported_ = false;
 
   iomap_table iomaps_;

@@ -75,6 +75,9 @@ class rdma_channel final : public channel {
 
  private:
   friend class rdma_listener;
+  // The engine property suite drives the engine of a real connection
+  // directly (tests/property/verbs_link.cpp).
+  friend struct rdma_channel_probe;
   rdma_channel() = default;
   // Creates PD, CQ, QP and the engine's regions on `id`; false with `error`.
   bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p, std::string& error);
