@@ -56,14 +56,22 @@ bool raw_socket::wait(const std::function<bool()>& done) {
     take_events();
     return done();
   };
-  if (!blocking_) {
-    ch_->progress();
-    return check();
-  }
+  if (!blocking_)
+    return retry_once(done);
   std::optional<wait_clock::time_point> deadline;
   if (timeout_)
     deadline = wait_clock::now() + *timeout_;
   return wait_until(*ch_, check, polling_time_, deadline);
+}
+
+bool raw_socket::retry_once(const std::function<bool()>& done) {
+  ch_->busy_poll();
+  take_events();
+  if (done())
+    return true;
+  ch_->arm();
+  take_events();
+  return done();
 }
 
 io_result raw_socket::send(const void* data, std::size_t length) {
@@ -77,7 +85,7 @@ io_result raw_socket::send(const void* data, std::size_t length) {
       writable_ = false;
     return total.bytes == length || (r.st != status::ok && r.st != status::would_block);
   };
-  if (!step() && blocking_)
+  if (!step())
     wait([&] { return writable_ && step(); });
   if (total.bytes == length)
     total.st = status::ok;
@@ -90,7 +98,7 @@ io_result raw_socket::recv(void* out, std::size_t length) {
     r = ch_->recv(out, length);
     return r.bytes > 0 || r.st != status::would_block;
   };
-  if (length == 0 || step() || !blocking_)
+  if (length == 0 || step())
     return r;
   wait(step);
   return r;

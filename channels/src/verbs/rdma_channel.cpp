@@ -7,6 +7,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <sys/epoll.h>
+
 #include <cerrno>
 
 namespace riomesh::channels::verbs {
@@ -121,22 +123,34 @@ void rdma_channel::handle_cm_events() {
 }
 
 void rdma_channel::progress() {
-  // Take the completion channel's signal, if any: the queue is then
-  // unarmed. Re-arm, then poll again: a completion that landed between the
-  // last poll and the arming would otherwise wake nobody.
-  ibv_cq* cq = nullptr;
-  void* context = nullptr;
-  while (ibv_get_cq_event(comp_, &cq, &context) == 0) {
-    ibv_ack_cq_events(cq, 1);
-    armed_ = false;
+  // One look at which of our two fds has something (a system call costs
+  // more than everything else here, so: one, not a read on each).
+  epoll_event ready[2];
+  int n = epoll_wait(epoll_fd_, ready, 2, 0);
+  bool cm_ready = false;
+  for (int i = 0; i < n; ++i) {
+    if (ready[i].data.fd != comp_->fd) {
+      cm_ready = true;
+      continue;
+    }
+    // The completion channel's signal: the queue is now unarmed.
+    ibv_cq* cq = nullptr;
+    void* context = nullptr;
+    if (ibv_get_cq_event(comp_, &cq, &context) == 0) {
+      ibv_ack_cq_events(cq, 1);
+      armed_ = false;
+    }
   }
   poll_completions();
+  // Re-arm, then poll again: a completion that landed between the last
+  // poll and the arming would otherwise wake nobody.
   if (!armed_) {
     ibv_req_notify_cq(cq_, 0);
     armed_ = true;
     poll_completions();
   }
-  handle_cm_events();  // after the completions that came before them
+  if (cm_ready)
+    handle_cm_events();  // after the completions that came before them
   post_work();
   // Closed is not done: our last writes may still await their
   // acknowledgements, and disconnecting flushes them. Wait for them (they
@@ -149,6 +163,14 @@ void rdma_channel::progress() {
 
 bool rdma_channel::busy_poll() {
   return poll_completions();
+}
+
+void rdma_channel::arm() {
+  if (armed_)
+    return;
+  ibv_req_notify_cq(cq_, 0);
+  armed_ = true;
+  poll_completions();  // what landed before the arming
 }
 
 io_result rdma_channel::send(const void* data, std::size_t length) {

@@ -68,11 +68,15 @@ class channel {
   // One busy-poll step: takes in what the fabric already has, as cheaply as
   // it can (rdma: polls the completion queue, no system call); true if it
   // may have found anything. A waiter spins on it for polling_time, then
-  // calls progress(), which arms the wake-up, before sleeping on wait_fd().
+  // calls arm() before sleeping on wait_fd(), and progress() after.
   virtual bool busy_poll() {
     progress();
     return true;
   }
+  // Makes wait_fd() signal the next change, taking in only what arming
+  // requires (rdma: a system call only if not armed already). For callers
+  // that return "would block" and expect to be woken through wait_fd().
+  virtual void arm() { progress(); }
   virtual bool take_events(std::vector<event>& out) = 0;
 
   virtual bool closed() const = 0;

@@ -6,7 +6,9 @@
 //
 // Blocking calls wait as a progress thread does (wait.hpp): busy-poll for
 // polling_time, then sleep on the fd. Non-blocking calls return at once
-// with status would_block and what they did; poll() tells when to retry.
+// with status would_block and what they did, having looked at the fabric
+// once (a caller may spin on them, as on rsockets); poll() tells when to
+// retry, and so does fd() (then call poll()).
 #pragma once
 
 #include <riomesh/channels/channel.hpp>
@@ -89,6 +91,9 @@ class raw_socket {
   // Waits until `done()`, honouring blocking mode and timeout; false if it
   // gave up.
   bool wait(const std::function<bool()>& done);
+  // Non-blocking: one more try after taking in what the fabric already has
+  // (no system call on rdma), then arms fd() if it still would block.
+  bool retry_once(const std::function<bool()>& done);
 
   std::unique_ptr<channel> ch_;
   std::chrono::nanoseconds polling_time_;

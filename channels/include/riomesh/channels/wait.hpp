@@ -15,8 +15,8 @@ using wait_clock = std::chrono::steady_clock;
 
 // Drives `ch` until `done()` is true (checked after every progress step;
 // it should take the channel's events itself) or `deadline` passes.
-// Spins on busy_poll() for `polling_time`, then calls progress(), which
-// arms the wake-up, and sleeps on wait_fd(). False on timeout.
+// Spins on busy_poll() for `polling_time`, then arms the wake-up, sleeps on
+// wait_fd() and takes in what woke it with progress(). False on timeout.
 bool wait_until(channel& ch, const std::function<bool()>& done,
                 std::chrono::nanoseconds polling_time,
                 std::optional<wait_clock::time_point> deadline = std::nullopt);
