@@ -21,7 +21,7 @@ done
 
 sizes=(64 4096 65536 1048576)
 # Transfers per size, for a second or two each under the VM's emulated CPU.
-declare -A count=([64]=20000 [4096]=10000 [65536]=2000 [1048576]=200)
+declare -A count=([64]=100000 [4096]=20000 [65536]=2000 [1048576]=200)
 lat_iters=2000
 if ((quick)); then count=([64]=200 [4096]=200 [65536]=50 [1048576]=10); lat_iters=50; fi
 port=7900
@@ -44,8 +44,14 @@ pair() {
 perftest_field() {  # COLUMN (1-based) from the first numeric row
   awk -v c="$1" '/^ *[0-9]+ +[0-9]+ / {print $c; exit}'
 }
-# rstream / riostream: Gb/sec is the 7th column, usec/xfer the 8th.
+# rstream / riostream: usec/xfer is the 8th column. Their Gb/sec has two
+# decimals, too few at 64 B: bandwidth comes from the time (6th column,
+# "1.23s") and the bytes moved, the transfers once each way.
 rstream_field() { awk -v c="$1" 'NR > 1 && NF >= 8 {print $c; exit}'; }
+rstream_gbps() {  # SIZE COUNT
+  awk -v b=$(($1 * $2 * 2)) 'NR > 1 && NF >= 8 {t = $6; sub("s", "", t);
+    if (t > 0) printf "%.4f\n", b * 8 / t / 1e9; exit}'
+}
 
 ib_bw() {
   pair ib_write_bw -d "$dev" -x 1 -s "$1" -n "$2" --report_gbits -p $((++port)) -- \
@@ -59,7 +65,7 @@ ib_lat() {
 }
 rs_bw() {  # TOOL SIZE COUNT
   pair "$1" -b "$addr" -p $((++port)) -S "$2" -C "$3" -I 1 -- \
-       "$1" -s "$addr" -p $port -S "$2" -C "$3" -I 1 | rstream_field 7
+       "$1" -s "$addr" -p $port -S "$2" -C "$3" -I 1 | rstream_gbps "$2" "$3"
 }
 rs_lat() {  # SIZE ITERS [-T b]
   pair rstream -b "$addr" -p $((++port)) -S "$1" -C 1 -I "$2" ${3:+"$3" "$4"} -- \
