@@ -1,0 +1,57 @@
+// The envelope: how one actor message travels between riomesh nodes on a
+// channel's stream. A fixed header, then the descriptors of the large
+// buffers the message carries (each already placed by iowrite into the
+// receiver's arena, ahead of the envelope), then the body (the message
+// itself, serialized, with small buffers inline).
+//
+//   header (40 bytes, little-endian)
+//     u32 magic "RMEV"   u8 version   u8 kind   u16 descriptor count
+//     u64 sender         u64 receiver  u64 request id
+//     u32 body length    u32 reserved (0)
+//   descriptors: u64 arena offset, u64 length, each
+//   body: body length bytes
+//
+// Both ends are riomesh, so the layout is ours; rsocket peers never see it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace riomesh::actors {
+
+enum class envelope_kind : std::uint8_t {
+  message = 1,  // one-way
+  request = 2,  // expects a response or an error with the same request id
+  response = 3,
+  error = 4,    // a request failed: the body says why
+  release = 5,  // no body: the descriptors are arena ranges given back
+};
+const char* to_string(envelope_kind k);
+
+struct arena_ref {
+  std::uint64_t offset = 0, length = 0;
+  bool operator==(const arena_ref& o) const { return offset == o.offset && length == o.length; }
+};
+
+struct envelope {
+  envelope_kind kind = envelope_kind::message;
+  std::uint64_t sender = 0;    // actor id on the sending node
+  std::uint64_t receiver = 0;  // actor id on the receiving node
+  std::uint64_t request_id = 0;
+  std::vector<arena_ref> buffers;
+  std::vector<unsigned char> body;
+};
+
+namespace wire_envelope {
+constexpr std::uint32_t magic = 0x56454d52;  // "RMEV" as little-endian bytes
+constexpr std::uint8_t version = 1;
+constexpr std::size_t header_size = 40;
+constexpr std::size_t descriptor_size = 16;
+}  // namespace wire_envelope
+
+// Appends the envelope's bytes to `out`.
+void encode(const envelope& e, std::vector<unsigned char>& out);
+std::size_t encoded_size(const envelope& e);
+
+}  // namespace riomesh::actors

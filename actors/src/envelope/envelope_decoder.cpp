@@ -1,0 +1,116 @@
+#include <riomesh/actors/envelope/envelope_decoder.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace riomesh::actors {
+namespace {
+
+template <class T>
+T get(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+  return static_cast<T>(v);
+}
+
+bool known_kind(std::uint8_t k) {
+  return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
+         k <= static_cast<std::uint8_t>(envelope_kind::release);
+}
+
+}  // namespace
+
+bool envelope_decoder::fail(const std::string& why) {
+  error_ = "envelope " + std::to_string(count_ + 1) + ": " + why;
+  return false;
+}
+
+bool envelope_decoder::check_header() {
+  const unsigned char* h = buf_;
+  if (get<std::uint32_t>(h) != wire_envelope::magic)
+    return fail("bad magic (not a riomesh envelope, or the stream lost its place)");
+  if (h[4] != wire_envelope::version)
+    return fail("version " + std::to_string(h[4]) + ", this node speaks " +
+                std::to_string(wire_envelope::version));
+  if (!known_kind(h[5]))
+    return fail("unknown kind " + std::to_string(h[5]));
+  current_ = envelope{};
+  current_.kind = static_cast<envelope_kind>(h[5]);
+  buffers_left_ = get<std::uint16_t>(h + 6);
+  current_.sender = get<std::uint64_t>(h + 8);
+  current_.receiver = get<std::uint64_t>(h + 16);
+  current_.request_id = get<std::uint64_t>(h + 24);
+  body_left_ = get<std::uint32_t>(h + 32);
+  if (get<std::uint32_t>(h + 36) != 0)
+    return fail("reserved field is not zero");
+  if (buffers_left_ > limits_.max_buffers)
+    return fail(std::to_string(buffers_left_) + " buffers, more than the " +
+                std::to_string(limits_.max_buffers) + " allowed");
+  if (body_left_ > limits_.max_body)
+    return fail("body of " + std::to_string(body_left_) + " bytes, more than the " +
+                std::to_string(limits_.max_body) + " allowed");
+  if (current_.kind == envelope_kind::release && body_left_ != 0)
+    return fail("a release carries no body");
+  current_.buffers.reserve(buffers_left_);
+  current_.body.reserve(body_left_);
+  return true;
+}
+
+bool envelope_decoder::check_descriptor(const arena_ref& r, std::size_t index) {
+  auto where = "buffer " + std::to_string(index) + " (offset " + std::to_string(r.offset) +
+               ", length " + std::to_string(r.length) + "): ";
+  if (r.length == 0)
+    return fail(where + "empty");
+  // Overflow-safe: offset + length is never computed.
+  if (r.offset >= limits_.arena_size || r.length > limits_.arena_size - r.offset)
+    return fail(where + "outside the arena of " + std::to_string(limits_.arena_size) + " bytes");
+  return true;
+}
+
+std::size_t envelope_decoder::feed(const unsigned char* p, std::size_t n) {
+  std::size_t used = 0;
+  while (used < n && !failed() && !done_) {
+    if (stage_ == stage::header || stage_ == stage::descriptors) {
+      std::size_t want =
+          stage_ == stage::header ? wire_envelope::header_size : wire_envelope::descriptor_size;
+      std::size_t k = std::min(want - have_, n - used);
+      std::memcpy(buf_ + have_, p + used, k);
+      have_ += k;
+      used += k;
+      if (have_ < want)
+        break;
+      have_ = 0;
+      if (stage_ == stage::header) {
+        if (!check_header())
+          break;
+      } else {
+        arena_ref r{get<std::uint64_t>(buf_), get<std::uint64_t>(buf_ + 8)};
+        if (!check_descriptor(r, current_.buffers.size()))
+          break;
+        current_.buffers.push_back(r);
+        --buffers_left_;
+      }
+      stage_ = buffers_left_ > 0 ? stage::descriptors : stage::body;
+    } else {
+      std::size_t k = std::min<std::size_t>(body_left_, n - used);
+      current_.body.insert(current_.body.end(), p + used, p + used + k);
+      body_left_ -= static_cast<std::uint32_t>(k);
+      used += k;
+    }
+    if (stage_ == stage::body && body_left_ == 0) {
+      done_ = std::move(current_);
+      stage_ = stage::header;
+      ++count_;
+    }
+  }
+  return used;
+}
+
+std::optional<envelope> envelope_decoder::next() {
+  auto out = std::move(done_);
+  done_.reset();
+  return out;
+}
+
+}  // namespace riomesh::actors
