@@ -1,0 +1,65 @@
+// riomesh::buffer: a copyable, ref-counted handle to bytes, the way large
+// data rides in actor messages (CAF 0.17 message elements must be
+// copyable; copying a buffer copies the handle, never the bytes). The bytes
+// come from the registered pool (runtime::allocate: sent without a copy),
+// from the user (wrap), from a copy, or from the arena they were placed in
+// on arrival. Copies share the bytes: fill a buffer before sending it.
+//
+// Whatever owns the bytes gets them back when the last handle drops, on
+// whichever thread drops it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace riomesh {
+
+class buffer {
+ public:
+  enum class origin : std::uint8_t {
+    none,   // the empty buffer
+    copy,   // a private copy on the heap
+    user,   // the user's memory, given back through its release function
+    pool,   // the node's registered pool: sent by RDMA without a copy
+    arena,  // placed by a peer into this node's arena on arrival
+  };
+
+  buffer() = default;
+  static buffer copy_of(const void* data, std::size_t size);
+  static buffer wrap(void* data, std::size_t size, std::function<void()> release);
+  // For the runtime: bytes it owns (a pool slab, an arena region), given
+  // back by `release`.
+  static buffer adopt(unsigned char* data, std::size_t size, origin where,
+                      std::function<void()> release);
+
+  unsigned char* data() noexcept { return s_ ? s_->data : nullptr; }
+  const unsigned char* data() const noexcept { return s_ ? s_->data : nullptr; }
+  std::size_t size() const noexcept { return s_ ? s_->size : 0; }
+  bool empty() const noexcept { return size() == 0; }
+  unsigned char* begin() noexcept { return data(); }
+  unsigned char* end() noexcept { return data() + size(); }
+  const unsigned char* begin() const noexcept { return data(); }
+  const unsigned char* end() const noexcept { return data() + size(); }
+  unsigned char& operator[](std::size_t i) { return s_->data[i]; }
+  unsigned char operator[](std::size_t i) const { return s_->data[i]; }
+
+  origin where() const noexcept { return s_ ? s_->where : origin::none; }
+  long use_count() const noexcept { return s_.use_count(); }
+
+ private:
+  struct storage {
+    unsigned char* data = nullptr;
+    std::size_t size = 0;
+    origin where = origin::none;
+    std::function<void()> release;
+    std::unique_ptr<unsigned char[]> owned;  // copy_of's bytes
+    ~storage();
+  };
+  std::shared_ptr<storage> s_;
+};
+
+const char* to_string(buffer::origin o);
+
+}  // namespace riomesh

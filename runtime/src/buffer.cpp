@@ -1,0 +1,56 @@
+#include <riomesh/buffer.hpp>
+
+#include <cstring>
+
+namespace riomesh {
+
+buffer::storage::~storage() {
+  if (release)
+    release();
+}
+
+buffer buffer::copy_of(const void* data, std::size_t size) {
+  buffer b;
+  if (size == 0)
+    return b;
+  b.s_ = std::make_shared<storage>();
+  b.s_->owned.reset(new unsigned char[size]);
+  std::memcpy(b.s_->owned.get(), data, size);
+  b.s_->data = b.s_->owned.get();
+  b.s_->size = size;
+  b.s_->where = origin::copy;
+  return b;
+}
+
+buffer buffer::wrap(void* data, std::size_t size, std::function<void()> release) {
+  return adopt(static_cast<unsigned char*>(data), size, origin::user, std::move(release));
+}
+
+buffer buffer::adopt(unsigned char* data, std::size_t size, origin where,
+                     std::function<void()> release) {
+  buffer b;
+  b.s_ = std::make_shared<storage>();
+  b.s_->data = data;
+  b.s_->size = size;
+  b.s_->where = where;
+  b.s_->release = std::move(release);
+  return b;
+}
+
+const char* to_string(buffer::origin o) {
+  switch (o) {
+    case buffer::origin::none:
+      return "none";
+    case buffer::origin::copy:
+      return "copy";
+    case buffer::origin::user:
+      return "user";
+    case buffer::origin::pool:
+      return "pool";
+    case buffer::origin::arena:
+      return "arena";
+  }
+  return "unknown";
+}
+
+}  // namespace riomesh
