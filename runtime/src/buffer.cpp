@@ -9,16 +9,22 @@ buffer::storage::~storage() {
     release();
 }
 
-buffer buffer::copy_of(const void* data, std::size_t size) {
+buffer buffer::heap(std::size_t size) {
   buffer b;
   if (size == 0)
     return b;
   b.s_ = std::make_shared<storage>();
   b.s_->owned.reset(new unsigned char[size]);
-  std::memcpy(b.s_->owned.get(), data, size);
   b.s_->data = b.s_->owned.get();
   b.s_->size = size;
   b.s_->where = origin::copy;
+  return b;
+}
+
+buffer buffer::copy_of(const void* data, std::size_t size) {
+  buffer b = heap(size);
+  if (size > 0)
+    std::memcpy(b.data(), data, size);
   return b;
 }
 

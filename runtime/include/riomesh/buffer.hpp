@@ -28,6 +28,8 @@ class buffer {
 
   buffer() = default;
   static buffer copy_of(const void* data, std::size_t size);
+  // `size` uninitialized bytes on the heap (origin copy), to fill.
+  static buffer heap(std::size_t size);
   static buffer wrap(void* data, std::size_t size, std::function<void()> release);
   // For the runtime: bytes it owns (a pool slab, an arena region), given
   // back by `release`.

@@ -1,0 +1,34 @@
+// A CAF message to and from an envelope body. Buffers at or above the
+// eager threshold are not serialized: they are listed, in order, for the
+// connection to place by iowrite (their descriptors go in the envelope),
+// and on the receiving side each becomes the view the connection gives
+// for its descriptor. Everything else is CAF's binary serialization of the
+// message (its types must be added to both nodes' configs).
+#pragma once
+
+#include <riomesh/buffer.hpp>
+
+#include <caf/fwd.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace riomesh {
+
+struct encoded_message {
+  std::vector<unsigned char> body;
+  std::vector<buffer> placed;  // for descriptors 0, 1, ... in this order
+};
+
+// False with `error` set (the message names the type that failed).
+bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t eager_threshold,
+                    encoded_message& out, std::string& error);
+
+// `placed(i)` is the buffer for descriptor i < `placed_count`, a view of
+// where its bytes landed.
+bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
+                    std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
+                    caf::message& out, std::string& error);
+
+}  // namespace riomesh

@@ -1,0 +1,150 @@
+#include <riomesh/buffer_inspect.hpp>
+#include <riomesh/message_codec.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
+#include <caf/message.hpp>
+#include <caf/sec.hpp>
+
+namespace riomesh {
+namespace detail {
+namespace {
+
+// What the codec running on this thread wants done with buffers. CAF's
+// serializers are final and carry no context of ours; serialization is
+// synchronous, so the codec sets this around its own calls only.
+struct codec_context {
+  std::size_t threshold = 0;
+  std::vector<buffer>* placed_out = nullptr;  // encoding
+  std::size_t placed_count = 0;               // decoding
+  const std::function<buffer(std::size_t)>* placed_in = nullptr;
+  std::vector<bool> used;
+  std::size_t body_size = 0;
+};
+
+thread_local codec_context* current = nullptr;
+
+class scope {
+ public:
+  explicit scope(codec_context* c) : prev_(current) { current = c; }
+  ~scope() { current = prev_; }
+  scope(const scope&) = delete;
+  scope& operator=(const scope&) = delete;
+
+ private:
+  codec_context* prev_;
+};
+
+constexpr std::uint8_t inline_bytes = 0;
+constexpr std::uint8_t placed = 1;
+
+caf::error fail(std::string what) {
+  return caf::make_error(caf::sec::invalid_argument, "riomesh::buffer: " + std::move(what));
+}
+
+}  // namespace
+
+caf::error save_buffer(caf::serializer& f, const buffer& x) {
+  auto* ctx = current;
+  if (ctx && ctx->placed_out && !x.empty() && x.size() >= ctx->threshold) {
+    std::uint8_t tag = placed;
+    auto index = static_cast<std::uint32_t>(ctx->placed_out->size());
+    ctx->placed_out->push_back(x);
+    return f(tag, index);
+  }
+  std::uint8_t tag = inline_bytes;
+  std::size_t n = x.size();
+  return caf::error::eval(
+      [&] { return f(tag); }, [&] { return f.begin_sequence(n); },
+      [&] { return n > 0 ? f.apply_raw(n, const_cast<unsigned char*>(x.data())) : caf::error{}; },
+      [&] { return f.end_sequence(); });
+}
+
+caf::error load_buffer(caf::deserializer& f, buffer& x) {
+  std::uint8_t tag = 0;
+  if (auto err = f(tag))
+    return err;
+  auto* ctx = current;
+  if (tag == placed) {
+    std::uint32_t index = 0;
+    if (auto err = f(index))
+      return err;
+    if (!ctx || !ctx->placed_in)
+      return fail("a placed buffer outside a riomesh connection");
+    if (index >= ctx->placed_count)
+      return fail("placed buffer " + std::to_string(index) + ", but the envelope lists " +
+                  std::to_string(ctx->placed_count));
+    if (ctx->used[index])
+      return fail("placed buffer " + std::to_string(index) + " used twice");
+    ctx->used[index] = true;
+    x = (*ctx->placed_in)(index);
+    return {};
+  }
+  if (tag != inline_bytes)
+    return fail("unknown encoding " + std::to_string(tag));
+  std::size_t n = 0;
+  if (auto err = f.begin_sequence(n))
+    return err;
+  // A lying length must not become a huge allocation.
+  if (ctx && n > ctx->body_size)
+    return fail("inline length " + std::to_string(n) + " exceeds the message");
+  x = buffer::heap(n);
+  if (n > 0)
+    if (auto err = f.apply_raw(n, x.data()))
+      return err;
+  return f.end_sequence();
+}
+
+}  // namespace detail
+
+bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t eager_threshold,
+                    encoded_message& out, std::string& error) {
+  detail::codec_context ctx;
+  ctx.threshold = eager_threshold;
+  ctx.placed_out = &out.placed;
+  detail::scope s(&ctx);
+  std::vector<char> bytes;
+  caf::binary_serializer sink{sys, bytes};
+  // msg.save, not sink(msg): the latter drops the error of an unregistered
+  // type and writes nothing (caf-0.17.md §4).
+  if (auto err = msg.save(sink)) {
+    error = "cannot encode " + to_string(msg) + ": " + sys.render(err);
+    out.placed.clear();
+    return false;
+  }
+  out.body.assign(bytes.begin(), bytes.end());
+  return true;
+}
+
+bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
+                    std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
+                    caf::message& out, std::string& error) {
+  detail::codec_context ctx;
+  ctx.placed_count = placed_count;
+  ctx.placed_in = &placed;
+  ctx.used.assign(placed_count, false);
+  ctx.body_size = size;
+  detail::scope s(&ctx);
+  caf::binary_deserializer source{sys, reinterpret_cast<const char*>(body), size};
+  caf::message m;
+  if (auto err = m.load(source)) {
+    error = "cannot decode the message: " + sys.render(err);
+    return false;
+  }
+  if (source.remaining() != 0) {
+    error =
+        "cannot decode the message: " + std::to_string(source.remaining()) + " bytes left after it";
+    return false;
+  }
+  for (std::size_t i = 0; i < placed_count; ++i)
+    if (!ctx.used[i]) {
+      error =
+          "placed buffer " + std::to_string(i) + " is listed but the message has no place for it";
+      return false;
+    }
+  out = std::move(m);
+  return true;
+}
+
+}  // namespace riomesh
