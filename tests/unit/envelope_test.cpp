@@ -149,6 +149,18 @@ TEST_CASE("envelope: a lying peer is refused with the envelope and the reason") 
   bad.clear();
   encode(rel, bad);
   CHECK(decode_error(bad, l) == "envelope 1: a release carries no body");
+  // Released ranges are in the peer's arena, checked against its size.
+  rel.body.clear();
+  rel.buffers = {{4096, 64}};
+  bad.clear();
+  encode(rel, bad);
+  l.peer_arena_size = 4096;
+  CHECK(decode_error(bad, l) ==
+        "envelope 1: buffer 0 (offset 4096, length 64): outside the peer's arena of 4096 bytes");
+  l.peer_arena_size = 8192;
+  envelope_decoder d(l);
+  d.feed(bad.data(), bad.size());
+  CHECK(d.next());
 }
 
 TEST_CASE("envelope: the count in the reason is the envelope's place on the connection") {

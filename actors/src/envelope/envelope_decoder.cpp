@@ -63,8 +63,12 @@ bool envelope_decoder::check_descriptor(const arena_ref& r, std::size_t index) {
   if (r.length == 0)
     return fail(where + "empty");
   // Overflow-safe: offset + length is never computed.
-  if (r.offset >= limits_.arena_size || r.length > limits_.arena_size - r.offset)
-    return fail(where + "outside the arena of " + std::to_string(limits_.arena_size) + " bytes");
+  // A release names space in the peer's arena, anything else ours.
+  bool release = current_.kind == envelope_kind::release;
+  auto size = release ? limits_.peer_arena_size : limits_.arena_size;
+  if (r.offset >= size || r.length > size - r.offset)
+    return fail(where + "outside the " + (release ? "peer's " : "") + "arena of " +
+                std::to_string(size) + " bytes");
   return true;
 }
 

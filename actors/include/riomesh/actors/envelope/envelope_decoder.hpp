@@ -14,7 +14,8 @@
 namespace riomesh::actors {
 
 struct envelope_limits {
-  std::uint64_t arena_size = 0;       // descriptors must lie within [0, arena_size)
+  std::uint64_t arena_size = 0;       // buffers must lie within [0, arena_size): ours
+  std::uint64_t peer_arena_size = 0;  // released ranges: the peer's arena, where we placed
   std::uint32_t max_body = 1u << 20;  // inline bytes per envelope
   std::uint16_t max_buffers = 256;    // descriptors per envelope
 };

@@ -1,0 +1,112 @@
+// What a connection actor does for one peer, without the actor: the logic
+// of "The path of one large buffer" (ARCHITECTURE.md) over the channel
+// contract, driven by pump() calls and testable without CAF.
+//
+// Outbound, in order: a message waits in a queue bounded by max_pending;
+// its placed buffers get space in the peer's arena (or it waits: a credit
+// stall), go by iowrite straight from their memory, then the envelope with
+// their descriptors goes on the stream, so the bytes are in place before
+// the peer reads of them. Inbound: envelopes are decoded and checked; their
+// buffers are views of our arena, and when a view's last handle drops (on
+// any thread) its space goes back to the peer in a batched release.
+#pragma once
+
+#include <riomesh/actors/envelope/envelope_decoder.hpp>
+#include <riomesh/actors/placement/arena_allocator.hpp>
+#include <riomesh/actors/placement/release_batch.hpp>
+#include <riomesh/buffer.hpp>
+#include <riomesh/channels/channel.hpp>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace riomesh::actors {
+
+struct outbound_message {
+  envelope env;  // kind, sender, receiver, request id, body; buffers are filled in
+  std::vector<buffer> placed;
+};
+
+struct inbound_message {
+  envelope env;
+  std::vector<buffer> placed;  // views of our arena
+};
+
+class connection_core {
+ public:
+  using clock = release_batch::clock;
+
+  struct settings {
+    std::size_t max_pending = 1024;  // queued outbound messages
+    envelope_limits inbound;         // inbound.arena_size: our arena's size
+    release_batch::limits releases;
+    std::uint64_t peer_arena_size = 0;
+  };
+  struct counters {
+    std::uint64_t messages_out = 0, messages_in = 0;
+    std::uint64_t bytes_placed_out = 0, bytes_placed_in = 0;
+    std::uint64_t inline_bytes_out = 0, inline_bytes_in = 0;  // envelope bodies: copied
+    std::uint64_t credit_stalls = 0;                          // a message waited for arena space
+    std::uint64_t releases_out = 0, releases_in = 0;
+    std::size_t queue_depth = 0;
+  };
+  enum class submit_status { queued, congested, too_large, closed };
+
+  // `arena` (size settings.inbound.arena_size) is ours, mapped for the peer
+  // at offset 0 here. `wake` is called, from any thread, when released
+  // arena space waits to be reported: the owner should then pump().
+  connection_core(channels::channel& ch, unsigned char* arena, const settings& s,
+                  std::function<void()> wake = {});
+  ~connection_core();
+  connection_core(const connection_core&) = delete;
+  connection_core& operator=(const connection_core&) = delete;
+
+  submit_status submit(outbound_message&& m);
+  // Takes the channel's events, sends what it can, reads what arrived,
+  // reports released space when due. Returns true if anything moved.
+  bool pump(clock::time_point now = clock::now());
+  std::vector<inbound_message> take_inbound();
+
+  bool closed() const { return !reason_.empty() || ch_.closed(); }
+  std::string reason() const { return reason_.empty() ? ch_.reason() : reason_; }
+  counters stats() const;
+  // When pump() must run even if nothing else happens (a release batch
+  // waiting for its delay).
+  std::optional<clock::time_point> deadline() const { return batch_.deadline(); }
+
+ private:
+  struct released;  // arena ranges whose views dropped, shared with them
+  bool send_next();
+  bool flush_bytes();
+  bool read_inbound();
+  bool report_releases(clock::time_point now);
+  void deliver(envelope&& e);
+  void fail(const std::string& why);
+
+  channels::channel& ch_;
+  unsigned char* arena_;
+  settings settings_;
+  std::string reason_;
+  bool peer_mapped_ = false;
+  arena_allocator peer_arena_;
+  envelope_decoder decoder_;
+  release_batch batch_;
+  std::shared_ptr<released> released_;
+  std::deque<outbound_message> queue_;
+  // The head message's progress: arena space taken, buffers written so far.
+  bool head_allocated_ = false;
+  std::size_t place_index_ = 0, place_done_ = 0;
+  bool stalled_ = false;
+  std::vector<unsigned char> out_bytes_;  // an envelope partly sent
+  std::size_t out_pos_ = 0;
+  std::uint64_t next_token_ = 1;
+  std::map<std::uint64_t, buffer> in_flight_;  // iowrite sources until done
+  std::vector<channels::event> events_;
+  std::vector<inbound_message> inbound_;
+  counters stats_;
+};
+
+}  // namespace riomesh::actors

@@ -1,0 +1,246 @@
+#include <riomesh/actors/connection/connection_core.hpp>
+
+namespace riomesh::actors {
+
+// Views of our arena drop on any thread; the core takes their ranges in
+// on its own. Shared so that a view outliving the core finds it gone.
+struct connection_core::released {
+  std::mutex lock;
+  std::vector<arena_range> ranges;
+  std::function<void()> wake;
+  bool open = true;
+};
+
+connection_core::connection_core(channels::channel& ch, unsigned char* arena, const settings& s,
+                                 std::function<void()> wake)
+    : ch_(ch),
+      arena_(arena),
+      settings_(s),
+      peer_arena_(s.peer_arena_size),
+      decoder_([&] {
+        auto l = s.inbound;
+        l.peer_arena_size = s.peer_arena_size;
+        return l;
+      }()),
+      batch_(s.releases),
+      released_(std::make_shared<released>()) {
+  released_->wake = std::move(wake);
+  if (s.inbound.arena_size > 0) {
+    auto m = ch_.map(arena_, s.inbound.arena_size, 0);
+    if (m.st != channels::status::ok)
+      fail("cannot map the arena for the peer");
+  }
+}
+
+connection_core::~connection_core() {
+  std::lock_guard<std::mutex> guard(released_->lock);
+  released_->open = false;
+}
+
+void connection_core::fail(const std::string& why) {
+  if (!reason_.empty())
+    return;
+  reason_ = "peer " + ch_.peer() + ": " + why;
+  ch_.shutdown(channels::shutdown_how::both);
+}
+
+connection_core::submit_status connection_core::submit(outbound_message&& m) {
+  if (closed())
+    return submit_status::closed;
+  for (const auto& b : m.placed)
+    if (b.size() > settings_.peer_arena_size)
+      return submit_status::too_large;
+  if (queue_.size() >= settings_.max_pending)
+    return submit_status::congested;
+  queue_.push_back(std::move(m));
+  return submit_status::queued;
+}
+
+bool connection_core::pump(clock::time_point now) {
+  bool moved = false;
+  events_.clear();
+  ch_.take_events(events_);
+  for (const auto& e : events_) {
+    if (e.kind == channels::event_kind::iowrite_done)
+      in_flight_.erase(e.token);
+    else if (e.kind == channels::event_kind::peer_iomap)
+      peer_mapped_ = true;
+    moved = true;
+  }
+  if (closed())
+    return moved;
+  moved = read_inbound() || moved;
+  moved = report_releases(now) || moved;
+  while (!closed() && flush_bytes() && send_next())
+    moved = true;
+  return moved;
+}
+
+// Sends what remains of the envelope in progress; true once none remains.
+bool connection_core::flush_bytes() {
+  while (out_pos_ < out_bytes_.size()) {
+    auto r = ch_.send(out_bytes_.data() + out_pos_, out_bytes_.size() - out_pos_);
+    out_pos_ += r.bytes;
+    if (r.st == channels::status::would_block || r.bytes == 0) {
+      if (r.st != channels::status::ok && r.st != channels::status::would_block)
+        fail(std::string{"send: "} + engine::to_string(r.st));
+      return false;
+    }
+  }
+  out_bytes_.clear();
+  out_pos_ = 0;
+  return true;
+}
+
+// Moves the head of the queue on: arena space for its buffers (or a
+// stall), their iowrites (resumed where the channel stopped taking), then
+// its envelope. True once the envelope is encoded.
+bool connection_core::send_next() {
+  if (queue_.empty())
+    return false;
+  auto& m = queue_.front();
+  if (!m.placed.empty() && !head_allocated_) {
+    if (!peer_mapped_)
+      return false;
+    std::vector<arena_ref> refs;
+    for (const auto& b : m.placed) {
+      auto at = peer_arena_.allocate(b.size());
+      if (!at) {  // wait for releases; give back what this message took
+        for (const auto& r : refs)
+          peer_arena_.release(r.offset, arena_allocator::round_up(r.length));
+        if (!stalled_)
+          ++stats_.credit_stalls;
+        stalled_ = true;
+        return false;
+      }
+      refs.push_back({*at, b.size()});
+    }
+    stalled_ = false;
+    m.env.buffers = std::move(refs);
+    head_allocated_ = true;
+    place_index_ = place_done_ = 0;
+  }
+  while (place_index_ < m.placed.size()) {
+    const auto& b = m.placed[place_index_];
+    auto token = next_token_++;
+    auto r = ch_.iowrite(b.data() + place_done_, b.size() - place_done_,
+                         m.env.buffers[place_index_].offset + place_done_, token);
+    if (r.bytes > 0) {
+      in_flight_[token] = b;  // the source stays alive until its iowrite_done
+      place_done_ += r.bytes;
+      stats_.bytes_placed_out += r.bytes;
+    }
+    if (place_done_ == b.size()) {
+      ++place_index_;
+      place_done_ = 0;
+      continue;
+    }
+    if (r.st != channels::status::would_block && r.st != channels::status::ok)
+      fail(std::string{"iowrite into the peer's arena: "} + engine::to_string(r.st));
+    return false;  // resumed at the next pump
+  }
+  encode(m.env, out_bytes_);
+  stats_.inline_bytes_out += m.env.body.size();
+  ++stats_.messages_out;
+  queue_.pop_front();
+  head_allocated_ = false;
+  place_index_ = place_done_ = 0;
+  return true;
+}
+
+bool connection_core::read_inbound() {
+  bool moved = false;
+  for (;;) {
+    auto [p, n] = ch_.peek();
+    if (n == 0)
+      return moved;
+    std::size_t used = decoder_.feed(p, n);
+    ch_.consume(used);
+    moved = true;
+    if (decoder_.failed()) {
+      fail(decoder_.error());
+      return true;
+    }
+    if (auto e = decoder_.next())
+      deliver(std::move(*e));
+    if (closed())
+      return true;
+  }
+}
+
+void connection_core::deliver(envelope&& e) {
+  if (e.kind == envelope_kind::release) {
+    for (const auto& r : e.buffers)
+      if (!peer_arena_.release(r.offset, r.length)) {
+        fail("envelope " + std::to_string(decoder_.decoded()) + ": release of arena space " +
+             std::to_string(r.offset) + "+" + std::to_string(r.length) + " never given");
+        return;
+      }
+    ++stats_.releases_in;
+    return;
+  }
+  inbound_message m;
+  auto shared = released_;
+  for (const auto& r : e.buffers) {
+    // The peer's space is whole allocations: give back what it took.
+    arena_range range{r.offset, arena_allocator::round_up(r.length)};
+    m.placed.push_back(
+        buffer::adopt(arena_ + r.offset, r.length, buffer::origin::arena, [shared, range] {
+          std::function<void()> wake;
+          {
+            std::lock_guard<std::mutex> guard(shared->lock);
+            if (!shared->open)
+              return;
+            shared->ranges.push_back(range);
+            if (shared->ranges.size() == 1)
+              wake = shared->wake;
+          }
+          if (wake)
+            wake();
+        }));
+    stats_.bytes_placed_in += r.length;
+  }
+  stats_.inline_bytes_in += e.body.size();
+  ++stats_.messages_in;
+  m.env = std::move(e);
+  inbound_.push_back(std::move(m));
+}
+
+bool connection_core::report_releases(clock::time_point now) {
+  {
+    std::lock_guard<std::mutex> guard(released_->lock);
+    for (const auto& r : released_->ranges)
+      batch_.add(r, now);
+    released_->ranges.clear();
+  }
+  if (!batch_.due(now) || !out_bytes_.empty())
+    return false;
+  envelope rel;
+  rel.kind = envelope_kind::release;
+  for (const auto& r : batch_.take())
+    rel.buffers.push_back({r.offset, r.length});
+  // One envelope holds at most the peer's max_buffers: split if needed.
+  for (std::size_t i = 0; i < rel.buffers.size(); i += settings_.inbound.max_buffers) {
+    envelope part;
+    part.kind = envelope_kind::release;
+    auto end = std::min(rel.buffers.size(), i + settings_.inbound.max_buffers);
+    part.buffers.assign(rel.buffers.begin() + static_cast<std::ptrdiff_t>(i),
+                        rel.buffers.begin() + static_cast<std::ptrdiff_t>(end));
+    encode(part, out_bytes_);
+    ++stats_.releases_out;
+  }
+  flush_bytes();
+  return true;
+}
+
+std::vector<inbound_message> connection_core::take_inbound() {
+  return std::exchange(inbound_, {});
+}
+
+connection_core::counters connection_core::stats() const {
+  auto s = stats_;
+  s.queue_depth = queue_.size();
+  return s;
+}
+
+}  // namespace riomesh::actors

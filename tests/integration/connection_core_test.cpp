@@ -1,0 +1,217 @@
+// The connection logic between two real tcp channels over loopback, in one
+// process: buffers placed into the peer's arena, flow control by arena
+// space, batched releases, and a peer that lies about releases.
+#include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/channels/tcp/tcp_channel.hpp>
+#include <riomesh/channels/tcp/tcp_socket.hpp>
+
+#include <doctest/doctest.h>
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+
+using namespace riomesh;
+using namespace riomesh::actors;
+using namespace riomesh::channels;
+using namespace riomesh::channels::tcp;
+
+namespace {
+
+struct tcp_pair {
+  std::unique_ptr<tcp_channel> a, b;
+  tcp_pair() {
+    auto l = listen_on({"127.0.0.1", 0});
+    REQUIRE_MESSAGE(l.fd >= 0, l.error);
+    auto port = static_cast<std::uint16_t>(local_port(l.fd));
+    std::string error;
+    a = tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
+    REQUIRE_MESSAGE(a, error);
+    pollfd p{l.fd, POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 5000) == 1);
+    auto s = accept_from(l.fd, {});
+    REQUIRE(s.fd >= 0);
+    b = std::make_unique<tcp_channel>(s.fd, s.peer, tcp_params{});
+    ::close(l.fd);
+  }
+};
+
+connection_core::settings with_arenas(std::uint64_t mine, std::uint64_t peers) {
+  connection_core::settings s;
+  s.inbound.arena_size = mine;
+  s.inbound.max_body = 1 << 16;
+  s.peer_arena_size = peers;
+  s.releases.delay = std::chrono::microseconds(0);  // report at once: tests stay short
+  return s;
+}
+
+// Drives both sides until `done` or 10 s.
+bool run(tcp_pair& p, connection_core& a, connection_core& b, const std::function<bool()>& done) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < end) {
+    p.a->progress();
+    p.b->progress();
+    a.pump();
+    b.pump();
+    if (done())
+      return true;
+    if (a.closed() || b.closed())
+      break;
+  }
+  MESSAGE("a: " << a.reason() << ", " << a.stats().messages_out << " out, queue "
+                << a.stats().queue_depth << "; b: " << b.reason() << ", " << b.stats().messages_in
+                << " in");
+  return false;
+}
+
+buffer pattern(std::size_t n, unsigned seed) {
+  auto b = buffer::heap(n);
+  for (std::size_t i = 0; i < n; ++i)
+    b[i] = static_cast<unsigned char>(seed * 31 + i * 7);
+  return b;
+}
+
+bool matches(const buffer& b, std::size_t n, unsigned seed) {
+  if (b.size() != n)
+    return false;
+  for (std::size_t i = 0; i < n; ++i)
+    if (b[i] != static_cast<unsigned char>(seed * 31 + i * 7))
+      return false;
+  return true;
+}
+
+outbound_message message(unsigned seq, std::vector<buffer> placed) {
+  outbound_message m;
+  m.env.kind = envelope_kind::message;
+  m.env.sender = 1;
+  m.env.receiver = 2;
+  m.env.request_id = seq;
+  m.env.body = {static_cast<unsigned char>(seq), 0xaa};
+  m.placed = std::move(placed);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("connection: buffers land in the peer's arena, in order, before their envelope") {
+  tcp_pair p;
+  std::vector<unsigned char> arena_a(1 << 20), arena_b(1 << 20);
+  connection_core a(*p.a, arena_a.data(), with_arenas(1 << 20, 1 << 20));
+  connection_core b(*p.b, arena_b.data(), with_arenas(1 << 20, 1 << 20));
+  const unsigned count = 50;
+  for (unsigned i = 0; i < count; ++i) {
+    std::vector<buffer> placed;
+    for (unsigned k = 0; k < i % 3; ++k)
+      placed.push_back(pattern(1 + (i * 977 + k * 4099) % 60000, i * 10 + k));
+    REQUIRE(a.submit(message(i, std::move(placed))) == connection_core::submit_status::queued);
+  }
+  std::vector<std::uint64_t> got;  // ids only: dropping the views frees the arena
+  bool ok = run(p, a, b, [&] {
+    for (auto& m : b.take_inbound()) {
+      // Checked on arrival: the envelope never comes before its bytes.
+      unsigned i = static_cast<unsigned>(m.env.request_id);
+      REQUIRE(m.placed.size() == i % 3);
+      for (unsigned k = 0; k < m.placed.size(); ++k) {
+        CHECK(matches(m.placed[k], 1 + (i * 977 + k * 4099) % 60000, i * 10 + k));
+        CHECK(m.placed[k].where() == buffer::origin::arena);
+        CHECK(m.placed[k].data() >= arena_b.data());
+        CHECK(m.placed[k].data() < arena_b.data() + arena_b.size());
+      }
+      got.push_back(m.env.request_id);
+    }
+    return got.size() == count;
+  });
+  REQUIRE(ok);
+  for (unsigned i = 0; i < count; ++i)
+    CHECK(got[i] == i);
+  CHECK(a.stats().messages_out == count);
+  CHECK(b.stats().messages_in == count);
+  CHECK(a.stats().bytes_placed_out == b.stats().bytes_placed_in);
+  CHECK(b.stats().inline_bytes_in == 2 * count);  // only the bodies went inline
+}
+
+TEST_CASE("connection: a full arena stalls the sender until the receiver lets go") {
+  tcp_pair p;
+  std::vector<unsigned char> arena_a(4096), arena_b(64 * 1024);
+  connection_core a(*p.a, arena_a.data(), with_arenas(4096, 64 * 1024));
+  connection_core b(*p.b, arena_b.data(), with_arenas(64 * 1024, 4096));
+  for (unsigned i = 0; i < 6; ++i)
+    REQUIRE(a.submit(message(i, {pattern(40000, i)})) == connection_core::submit_status::queued);
+  std::vector<inbound_message> held;
+  bool ok = run(p, a, b, [&] {
+    for (auto& m : b.take_inbound())
+      held.push_back(std::move(m));
+    return held.size() == 1 && a.stats().credit_stalls > 0;
+  });
+  REQUIRE(ok);
+  // Only one 40000-byte buffer fits in 64 KiB: the rest wait, nothing lost.
+  CHECK(a.stats().queue_depth == 5);
+  held.clear();  // the receiver lets go: the space goes back in a release
+  unsigned next = 1;
+  ok = run(p, a, b, [&] {
+    for (auto& m : b.take_inbound()) {
+      CHECK(m.env.request_id == next);
+      CHECK(matches(m.placed[0], 40000, next));
+      ++next;  // and dropped: its space goes back
+    }
+    return next == 6;
+  });
+  REQUIRE(ok);
+  CHECK(b.stats().releases_out >= 4);
+  CHECK(a.stats().releases_in >= 4);
+}
+
+TEST_CASE("connection: the queue is bounded, and a buffer larger than the arena says so") {
+  tcp_pair p;
+  std::vector<unsigned char> arena(4096);
+  auto s = with_arenas(4096, 4096);
+  s.max_pending = 2;
+  connection_core a(*p.a, arena.data(), s);
+  CHECK(a.submit(message(0, {pattern(5000, 0)})) == connection_core::submit_status::too_large);
+  CHECK(a.submit(message(1, {})) == connection_core::submit_status::queued);
+  CHECK(a.submit(message(2, {})) == connection_core::submit_status::queued);
+  CHECK(a.submit(message(3, {})) == connection_core::submit_status::congested);
+}
+
+TEST_CASE("connection: a peer releasing space it was never given is cut off, with the reason") {
+  tcp_pair p;
+  std::vector<unsigned char> arena(4096);
+  connection_core a(*p.a, arena.data(), with_arenas(4096, 4096));
+  envelope lie;
+  lie.kind = envelope_kind::release;
+  lie.buffers = {{1024, 64}};
+  std::vector<unsigned char> bytes;
+  encode(lie, bytes);
+  REQUIRE(p.b->send(bytes.data(), bytes.size()).bytes == bytes.size());
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!a.closed() && std::chrono::steady_clock::now() < end) {
+    p.a->progress();
+    p.b->progress();
+    a.pump();
+  }
+  REQUIRE(a.closed());
+  CHECK(a.reason().find("envelope 1: release of arena space 1024+64 never given") !=
+        std::string::npos);
+}
+
+TEST_CASE("connection: a view may outlive its connection") {
+  buffer kept;
+  {
+    tcp_pair p;
+    std::vector<unsigned char> arena_a(4096), arena_b(4096);
+    connection_core a(*p.a, arena_a.data(), with_arenas(4096, 4096));
+    connection_core b(*p.b, arena_b.data(), with_arenas(4096, 4096));
+    a.submit(message(0, {pattern(100, 0)}));
+    bool ok = run(p, a, b, [&] {
+      for (auto& m : b.take_inbound())
+        kept = m.placed[0];
+      return !kept.empty();
+    });
+    REQUIRE(ok);
+    kept = buffer::copy_of(kept.data(), kept.size());  // the arena goes with the test's scope
+  }
+  CHECK(matches(kept, 100, 0));
+}
