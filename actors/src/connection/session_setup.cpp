@@ -1,0 +1,132 @@
+#include <riomesh/actors/connection/session_setup.hpp>
+
+#include <algorithm>
+
+namespace riomesh::actors {
+namespace {
+
+// u32 magic "RMTM", u16 max_buffers, u16 reserved, u32 max_body, u64 arena_size
+constexpr std::uint32_t terms_magic = 0x4d544d52;
+constexpr std::size_t terms_size = 20;
+
+template <class T>
+void put(std::vector<unsigned char>& out, T v) {
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    out.push_back(static_cast<unsigned char>(static_cast<std::uint64_t>(v) >> (8 * i)));
+}
+template <class T>
+T get(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+  return static_cast<T>(v);
+}
+
+}  // namespace
+
+session_setup::session_setup(channels::channel& ch, handshake hs, const session_terms& mine,
+                             bool allow_unauthenticated)
+    : ch_(ch), hs_(std::move(hs)), mine_(mine), allow_unauthenticated_(allow_unauthenticated) {}
+
+void session_setup::fail(const std::string& why) {
+  if (!reason_.empty())
+    return;
+  reason_ = "peer " + ch_.peer() + (hs_.peer_name().empty() ? "" : " (" + hs_.peer_name() + ")") +
+            ": " + why;
+  flush();  // our proof, if it is waiting: the peer then sees the mismatch itself
+  ch_.shutdown(channels::shutdown_how::both);
+}
+
+bool session_setup::flush() {
+  while (out_pos_ < out_.size()) {
+    auto r = ch_.send(out_.data() + out_pos_, out_.size() - out_pos_);
+    out_pos_ += r.bytes;
+    if (r.bytes == 0) {
+      if (r.st != channels::status::would_block)
+        fail(std::string{"send: "} + engine::to_string(r.st));
+      return false;
+    }
+  }
+  out_.clear();
+  out_pos_ = 0;
+  return true;
+}
+
+void session_setup::on_terms(const unsigned char* p) {
+  if (get<std::uint32_t>(p) != terms_magic) {
+    fail("no session terms after the handshake");
+    return;
+  }
+  session_terms t;
+  t.max_buffers = get<std::uint16_t>(p + 4);
+  t.max_body = get<std::uint32_t>(p + 8);
+  t.arena_size = get<std::uint64_t>(p + 12);
+  peer_terms_ = t;
+}
+
+bool session_setup::pump() {
+  if (failed() || established())
+    return false;
+  bool moved = false;
+  auto hello = hs_.take_output();
+  out_.insert(out_.end(), hello.begin(), hello.end());
+  for (;;) {
+    auto [p, n] = ch_.peek();
+    if (n == 0) {
+      // Nothing to read: has the peer ended its side? (It does when it
+      // refuses us.) A byte that arrives meanwhile is read, not lost.
+      auto r = ch_.recv(&probe_, 1);
+      if (r.bytes == 1) {
+        p = &probe_;
+        n = 1;
+      } else {
+        if (r.st == channels::status::eof || r.st == channels::status::closed)
+          fail("the peer ended the connection during setup" +
+               (ch_.reason().empty() ? std::string{} : ": " + ch_.reason()));
+        break;
+      }
+    }
+    std::size_t used = 0;
+    if (!hs_.done()) {
+      used = hs_.feed(p, n);
+      auto more = hs_.take_output();  // the proof, once the peer's hello is in
+      out_.insert(out_.end(), more.begin(), more.end());
+    } else {
+      used = std::min(n, terms_size - terms_in_.size());
+      terms_in_.insert(terms_in_.end(), p, p + used);
+    }
+    if (p != &probe_)
+      ch_.consume(used);
+    moved = true;
+    if (hs_.current() == handshake::state::refused) {
+      fail(hs_.reason());
+      return true;
+    }
+    if (terms_in_.size() == terms_size) {
+      on_terms(terms_in_.data());
+      break;
+    }
+  }
+  if (hs_.done() && !terms_sent_ && !failed()) {
+    if (hs_.current() == handshake::state::unauthenticated && !allow_unauthenticated_) {
+      fail(
+          "refused: neither side has a cluster secret, and this node only accepts that on "
+          "loopback or with insecure: true");
+      return true;
+    }
+    // Only now, authenticated (or allowed without), do we say what we expose.
+    put<std::uint32_t>(out_, terms_magic);
+    put<std::uint16_t>(out_, mine_.max_buffers);
+    put<std::uint16_t>(out_, 0);
+    put<std::uint32_t>(out_, mine_.max_body);
+    put<std::uint64_t>(out_, mine_.arena_size);
+    terms_sent_ = true;
+  }
+  if (!out_.empty())
+    moved = flush() || moved;
+  if (!failed() && !established() && ch_.closed())
+    fail("the peer ended the connection during setup: " + ch_.reason());
+  return moved;
+}
+
+}  // namespace riomesh::actors

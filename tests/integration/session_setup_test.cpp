@@ -1,0 +1,130 @@
+// Connection setup between two real tcp channels: the handshake, the policy
+// on unauthenticated peers, the terms, and the connection core taking the
+// stream over where setup left it.
+#include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/session_setup.hpp>
+#include <riomesh/channels/tcp/tcp_channel.hpp>
+#include <riomesh/channels/tcp/tcp_socket.hpp>
+
+#include <doctest/doctest.h>
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+
+using namespace riomesh;
+using namespace riomesh::actors;
+using namespace riomesh::channels;
+using namespace riomesh::channels::tcp;
+
+namespace {
+
+struct tcp_pair {
+  std::unique_ptr<tcp_channel> a, b;
+  tcp_pair() {
+    auto l = listen_on({"127.0.0.1", 0});
+    REQUIRE_MESSAGE(l.fd >= 0, l.error);
+    auto port = static_cast<std::uint16_t>(local_port(l.fd));
+    std::string error;
+    a = tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
+    REQUIRE_MESSAGE(a, error);
+    pollfd p{l.fd, POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 5000) == 1);
+    auto s = accept_from(l.fd, {});
+    REQUIRE(s.fd >= 0);
+    b = std::make_unique<tcp_channel>(s.fd, s.peer, tcp_params{});
+    ::close(l.fd);
+  }
+};
+
+session_terms terms(std::uint64_t arena) {
+  return {arena, 1u << 16, 32};
+}
+
+// Drives both until each is established or failed, or 10 s pass.
+void setup(tcp_pair& p, session_setup& a, session_setup& b) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  auto over = [](const session_setup& s) { return s.established() || s.failed(); };
+  while (!(over(a) && over(b)) && std::chrono::steady_clock::now() < end) {
+    p.a->progress();
+    p.b->progress();
+    a.pump();
+    b.pump();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("setup: the same secret, then the terms, then envelopes on the same stream") {
+  tcp_pair p;
+  session_setup a(*p.a, handshake("node-a", "k", random_nonce()), terms(1 << 20), false);
+  session_setup b(*p.b, handshake("node-b", "k", random_nonce()), terms(1 << 16), false);
+  setup(p, a, b);
+  REQUIRE_MESSAGE(a.established(), a.reason());
+  REQUIRE_MESSAGE(b.established(), b.reason());
+  CHECK(a.authenticated());
+  CHECK(a.peer_name() == "node-b");
+  CHECK(a.peer_terms().arena_size == 1 << 16);
+  CHECK(b.peer_terms().arena_size == 1 << 20);
+  CHECK(b.peer_terms().max_buffers == 32);
+
+  // The cores take over where setup stopped.
+  std::vector<unsigned char> arena_a(1 << 20), arena_b(1 << 16);
+  connection_core::settings sa, sb;
+  sa.inbound.arena_size = 1 << 20;
+  sa.peer_arena_size = a.peer_terms().arena_size;
+  sb.inbound.arena_size = 1 << 16;
+  sb.peer_arena_size = b.peer_terms().arena_size;
+  connection_core ca(*p.a, arena_a.data(), sa), cb(*p.b, arena_b.data(), sb);
+  outbound_message m;
+  m.env.body = {1, 2, 3};
+  auto payload = buffer::copy_of("placed bytes", 12);
+  m.placed = {payload};
+  REQUIRE(ca.submit(std::move(m)) == connection_core::submit_status::queued);
+  std::vector<inbound_message> got;
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (got.empty() && !ca.closed() && !cb.closed() && std::chrono::steady_clock::now() < end) {
+    p.a->progress();
+    p.b->progress();
+    ca.pump();
+    cb.pump();
+    got = cb.take_inbound();
+  }
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].env.body == std::vector<unsigned char>{1, 2, 3});
+  CHECK(std::string(reinterpret_cast<const char*>(got[0].placed[0].data()), 12) == "placed bytes");
+}
+
+TEST_CASE("setup: a wrong secret is refused on both sides, before any terms") {
+  tcp_pair p;
+  session_setup a(*p.a, handshake("node-a", "right", random_nonce()), terms(1 << 20), false);
+  session_setup b(*p.b, handshake("node-b", "wrong", random_nonce()), terms(1 << 20), false);
+  setup(p, a, b);
+  CHECK(a.failed());
+  CHECK(b.failed());
+  CHECK(a.reason().find("(node-b): wrong cluster secret") != std::string::npos);
+  CHECK(b.reason().find("(node-a): wrong cluster secret") != std::string::npos);
+}
+
+TEST_CASE("setup: without secrets, only a node that allows it accepts") {
+  {
+    tcp_pair p;
+    session_setup a(*p.a, handshake("a", "", random_nonce()), terms(4096), true);
+    session_setup b(*p.b, handshake("b", "", random_nonce()), terms(4096), true);
+    setup(p, a, b);
+    CHECK(a.established());
+    CHECK(b.established());
+    CHECK_FALSE(a.authenticated());
+  }
+  {
+    tcp_pair p;
+    session_setup a(*p.a, handshake("a", "", random_nonce()), terms(4096), true);
+    session_setup b(*p.b, handshake("b", "", random_nonce()), terms(4096), false);
+    setup(p, a, b);
+    CHECK(b.failed());
+    CHECK(b.reason().find("neither side has a cluster secret") != std::string::npos);
+    CHECK(a.failed());  // the other side learns it from the closed connection
+    CHECK(a.reason().find("ended the connection during setup") != std::string::npos);
+  }
+}
