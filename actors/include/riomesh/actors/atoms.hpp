@@ -1,0 +1,15 @@
+// The atoms riomesh's actors speak (CAF 0.17 atoms: at most 10 characters).
+#pragma once
+
+#include <caf/atom.hpp>
+
+namespace riomesh::actors {
+
+using pump_atom = caf::atom_constant<caf::atom("rm_pump")>;      // something to do
+using outbound_atom = caf::atom_constant<caf::atom("rm_out")>;   // a message to send
+using inbound_atom = caf::atom_constant<caf::atom("rm_in")>;     // a message arrived
+using connected_atom = caf::atom_constant<caf::atom("rm_up")>;   // setup done
+using closed_atom = caf::atom_constant<caf::atom("rm_closed")>;  // the connection ended
+using stats_atom = caf::atom_constant<caf::atom("rm_stats")>;    // counters, please
+
+}  // namespace riomesh::actors

@@ -1,0 +1,40 @@
+// The connection actor: one per peer, a thin shell over session_setup and
+// connection_core. It owns the channel; the progress loop tells it when the
+// channel's fd has something (pump), and it reports to its owner:
+//   (connected_atom, peer name, authenticated)
+//   (inbound_atom, inbound_message)      for each message that arrived
+//   (closed_atom, reason)                once, then it quits
+// It takes (outbound_atom, outbound_message) requests, answered with the
+// queue depth or an error (congested, too large, closed): never a silent
+// drop. Messages sent before setup finishes wait, within max_pending.
+#pragma once
+
+#include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/session_setup.hpp>
+
+#include <caf/fwd.hpp>
+
+#include <memory>
+#include <string>
+
+namespace riomesh::actors {
+
+class progress_loop;
+
+struct connection_params {
+  std::string node_name;
+  std::string secret;  // empty: none
+  bool allow_unauthenticated = false;
+  std::uint64_t arena_size = 64ull << 20;
+  std::uint32_t max_body = 1u << 20;
+  std::uint16_t max_buffers = 256;
+  std::size_t max_pending = 1024;
+  release_batch::limits releases;
+};
+
+// `loop` must outlive the actor (and so the actor system: destroy the
+// system first); `owner` gets the reports above.
+caf::actor spawn_connection(caf::actor_system& sys, std::shared_ptr<channels::channel> ch,
+                            progress_loop& loop, const connection_params& p, caf::actor owner);
+
+}  // namespace riomesh::actors

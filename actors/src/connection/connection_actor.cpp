@@ -1,0 +1,173 @@
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/connection/connection_actor.hpp>
+#include <riomesh/actors/connection/connection_messages.hpp>
+#include <riomesh/actors/progress/progress_loop.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+
+namespace riomesh::actors {
+namespace {
+
+struct connection_state {
+  std::shared_ptr<channels::channel> ch;
+  progress_loop* loop = nullptr;
+  connection_params params;
+  caf::actor owner;
+  std::unique_ptr<session_setup> setup;
+  std::unique_ptr<unsigned char[]> arena;
+  std::unique_ptr<connection_core> core;
+  std::vector<outbound_message> early;  // submitted before setup finished
+  bool watching = false, pump_queued = false, closed = false;
+
+  ~connection_state() {
+    if (watching)
+      loop->unwatch(ch->wait_fd());
+  }
+  static const char* name;
+};
+const char* connection_state::name = "riomesh.connection";
+
+using self_ptr = caf::stateful_actor<connection_state>*;
+
+void close(self_ptr self, const std::string& reason) {
+  auto& st = self->state;
+  if (st.closed)
+    return;
+  st.closed = true;
+  self->send(st.owner, closed_atom::value, reason);
+  self->quit();
+}
+
+void queue_pump(self_ptr self) {
+  if (!self->state.pump_queued) {
+    self->state.pump_queued = true;
+    self->send(self, pump_atom::value);
+  }
+}
+
+void become_connected(self_ptr self) {
+  auto& st = self->state;
+  const auto& peer = st.setup->peer_terms();
+  connection_core::settings s;
+  s.max_pending = st.params.max_pending;
+  s.inbound.arena_size = st.params.arena_size;
+  s.inbound.max_body = st.params.max_body;
+  s.inbound.max_buffers = st.params.max_buffers;
+  s.releases = st.params.releases;
+  s.peer_arena_size = peer.arena_size;
+  st.arena.reset(new unsigned char[st.params.arena_size]);
+  // Releases come from any thread; the weak address keeps no cycle.
+  caf::actor_addr me = self->address();
+  st.core = std::make_unique<connection_core>(*st.ch, st.arena.get(), s, [me] {
+    if (auto a = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(a, pump_atom::value);
+  });
+  self->send(st.owner, connected_atom::value, st.setup->peer_name(), st.setup->authenticated());
+  for (auto& m : st.early)
+    st.core->submit(std::move(m));
+  st.early.clear();
+}
+
+void pump(self_ptr self) {
+  auto& st = self->state;
+  st.pump_queued = false;
+  if (st.closed)
+    return;
+  st.ch->progress();
+  bool moved = false;
+  if (!st.core) {
+    moved = st.setup->pump();
+    if (st.setup->failed())
+      return close(self, st.setup->reason());
+    if (st.setup->established())
+      become_connected(self);
+  }
+  if (st.core) {
+    moved = st.core->pump() || moved;
+    for (auto& m : st.core->take_inbound())
+      self->send(st.owner, inbound_atom::value, std::move(m));
+    if (st.core->closed())
+      return close(self, st.core->reason());
+    if (auto when = st.core->deadline()) {
+      auto wait =
+          std::max(*when - connection_core::clock::now(), connection_core::clock::duration::zero());
+      self->delayed_send(self, wait, pump_atom::value);
+    }
+  }
+  if (moved) {
+    queue_pump(self);  // more may be ready: look again before sleeping
+  } else {
+    st.ch->arm();
+    st.loop->rearm(st.ch->wait_fd(), st.ch->wants_write());
+  }
+}
+
+caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, progress_loop* loop,
+                         connection_params p, caf::actor owner) {
+  auto& st = self->state;
+  st.ch = std::move(ch);
+  st.loop = loop;
+  st.params = p;
+  st.owner = std::move(owner);
+  session_terms terms{p.arena_size, p.max_body, p.max_buffers};
+  st.setup = std::make_unique<session_setup>(
+      *st.ch, handshake(p.node_name, p.secret, random_nonce()), terms, p.allow_unauthenticated);
+  caf::actor_addr me = self->address();
+  st.watching = loop->watch(
+      st.ch->wait_fd(),
+      [me] {
+        if (auto a = caf::actor_cast<caf::actor>(me))
+          caf::anon_send(a, pump_atom::value);
+      },
+      st.ch->wants_write());
+  if (!st.watching)
+    close(self, "peer " + st.ch->peer() + ": the progress loop cannot watch the connection");
+  else
+    queue_pump(self);  // the greeting goes out now
+  return {
+      [=](pump_atom) { pump(self); },
+      [=](outbound_atom, outbound_message& m) -> caf::result<std::uint64_t> {
+        auto& st = self->state;
+        auto peer = "peer " + st.ch->peer() + ": ";
+        if (st.closed)
+          return caf::make_error(caf::sec::request_receiver_down, peer + "connection closed");
+        if (!st.core) {
+          if (st.early.size() >= st.params.max_pending)
+            return caf::make_error(caf::sec::request_timeout,
+                                   peer + "congested (setup not finished, queue full)");
+          st.early.push_back(std::move(m));
+          return st.early.size();
+        }
+        switch (st.core->submit(std::move(m))) {
+          case connection_core::submit_status::queued:
+            queue_pump(self);
+            return st.core->stats().queue_depth;
+          case connection_core::submit_status::congested:
+            return caf::make_error(caf::sec::request_timeout,
+                                   peer + "congested: " + std::to_string(st.params.max_pending) +
+                                       " messages already queued");
+          case connection_core::submit_status::too_large:
+            return caf::make_error(caf::sec::invalid_argument,
+                                   peer + "a buffer is larger than the peer's arena of " +
+                                       std::to_string(st.setup->peer_terms().arena_size) +
+                                       " bytes");
+          case connection_core::submit_status::closed:
+            break;
+        }
+        return caf::make_error(caf::sec::request_receiver_down,
+                               peer + "connection closed: " + st.core->reason());
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_connection(caf::actor_system& sys, std::shared_ptr<channels::channel> ch,
+                            progress_loop& loop, const connection_params& p, caf::actor owner) {
+  return sys.spawn(connection, std::move(ch), &loop, p, std::move(owner));
+}
+
+}  // namespace riomesh::actors

@@ -1,0 +1,141 @@
+// Connection actors over real tcp channels, driven by the progress loop,
+// inside a CAF actor system: setup, messages with placed buffers,
+// refusal, and back-pressure before setup.
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/connection/connection_actor.hpp>
+#include <riomesh/actors/connection/connection_messages.hpp>
+#include <riomesh/actors/progress/progress_loop.hpp>
+#include <riomesh/channels/tcp/tcp_channel.hpp>
+#include <riomesh/channels/tcp/tcp_socket.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <doctest/doctest.h>
+
+#include <poll.h>
+#include <unistd.h>
+
+using namespace riomesh;
+using namespace riomesh::actors;
+using namespace riomesh::channels;
+using namespace riomesh::channels::tcp;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::pair<std::shared_ptr<channel>, std::shared_ptr<channel>> tcp_pair() {
+  auto l = listen_on({"127.0.0.1", 0});
+  REQUIRE_MESSAGE(l.fd >= 0, l.error);
+  auto port = static_cast<std::uint16_t>(local_port(l.fd));
+  std::string error;
+  std::shared_ptr<channel> a = tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
+  REQUIRE_MESSAGE(a, error);
+  pollfd p{l.fd, POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 5000) == 1);
+  auto s = accept_from(l.fd, {});
+  REQUIRE(s.fd >= 0);
+  std::shared_ptr<channel> b = std::make_shared<tcp_channel>(s.fd, s.peer, tcp_params{});
+  ::close(l.fd);
+  return {a, b};
+}
+
+struct fixture {
+  // The loop outlives the system: connection actors unwatch it as they go.
+  progress_loop loop;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  fixture() {
+    cfg.set("scheduler.max-threads", 2);
+    sys = std::make_unique<caf::actor_system>(cfg);
+  }
+};
+
+connection_params params(const std::string& name, const std::string& secret) {
+  connection_params p;
+  p.node_name = name;
+  p.secret = secret;
+  p.arena_size = 1 << 20;
+  p.releases.delay = std::chrono::microseconds(0);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(fixture, "connection actors: setup, then messages with placed buffers") {
+  auto [ca, cb] = tcp_pair();
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys};
+  auto a = spawn_connection(*sys, ca, loop, params("node-a", "k"), owner_a);
+  auto b = spawn_connection(*sys, cb, loop, params("node-b", "k"), owner_b);
+  std::string peer;
+  owner_a->receive(
+      [&](connected_atom, const std::string& name, bool authenticated) {
+        peer = name;
+        CHECK(authenticated);
+      },
+      caf::after(10s) >> [] { FAIL("no connection"); });
+  CHECK(peer == "node-b");
+  owner_b->receive([&](connected_atom, const std::string&, bool) {},
+                   caf::after(10s) >> [] { FAIL("no connection"); });
+
+  const int count = 20;
+  for (int i = 0; i < count; ++i) {
+    outbound_message m;
+    m.env.request_id = static_cast<std::uint64_t>(i);
+    m.env.body = {static_cast<unsigned char>(i)};
+    auto payload = buffer::heap(10000 + static_cast<std::size_t>(i));
+    for (std::size_t k = 0; k < payload.size(); ++k)
+      payload[k] = static_cast<unsigned char>(i + k);
+    m.placed = {payload};
+    owner_a->request(a, 5s, outbound_atom::value, std::move(m))
+        .receive([](std::uint64_t) {}, [&](caf::error& e) { FAIL(sys->render(e)); });
+  }
+  for (int i = 0; i < count; ++i) {
+    owner_b->receive(
+        [&](inbound_atom, inbound_message& m) {
+          CHECK(m.env.request_id == static_cast<std::uint64_t>(i));
+          REQUIRE(m.placed.size() == 1);
+          const auto& p = m.placed[0];
+          CHECK(p.size() == 10000 + static_cast<std::size_t>(i));
+          bool same = true;
+          for (std::size_t k = 0; k < p.size(); ++k)
+            same = same && p[k] == static_cast<unsigned char>(i + k);
+          CHECK(same);
+          CHECK(p.where() == buffer::origin::arena);
+        },
+        caf::after(10s) >> [] { FAIL("message lost"); });
+  }
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_FIXTURE(fixture, "connection actors: a wrong secret closes both, with the reason") {
+  auto [ca, cb] = tcp_pair();
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys};
+  auto a = spawn_connection(*sys, ca, loop, params("node-a", "right"), owner_a);
+  auto b = spawn_connection(*sys, cb, loop, params("node-b", "wrong"), owner_b);
+  for (auto* owner : {&owner_a, &owner_b}) {
+    std::string reason;
+    (*owner)->receive([&](closed_atom, const std::string& why) { reason = why; },
+                      caf::after(10s) >> [] { FAIL("not closed"); });
+    CHECK(reason.find("wrong cluster secret") != std::string::npos);
+  }
+}
+
+TEST_CASE_FIXTURE(fixture, "connection actors: before setup, sends queue within max_pending") {
+  auto [ca, cb] = tcp_pair();  // nobody answers on cb: setup never finishes
+  caf::scoped_actor owner{*sys};
+  auto p = params("node-a", "k");
+  p.max_pending = 2;
+  auto a = spawn_connection(*sys, ca, loop, p, owner);
+  int accepted = 0;
+  std::string refusal;
+  for (int i = 0; i < 3; ++i)
+    owner->request(a, 5s, outbound_atom::value, outbound_message{})
+        .receive([&](std::uint64_t) { ++accepted; },
+                 [&](caf::error& e) { refusal = sys->render(e); });
+  CHECK(accepted == 2);
+  CHECK(refusal.find("congested") != std::string::npos);
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+}
