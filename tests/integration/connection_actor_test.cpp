@@ -1,12 +1,11 @@
-// Connection actors over real tcp channels, driven by the progress loop,
+// Connection actors over real channels (channel_pair.hpp), driven by the progress loop,
 // inside a CAF actor system: setup, messages with placed buffers,
 // refusal, and back-pressure before setup.
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_actor.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/progress/progress_loop.hpp>
-#include <riomesh/channels/tcp/tcp_channel.hpp>
-#include <riomesh/channels/tcp/tcp_socket.hpp>
+#include "channel_pair.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -14,31 +13,15 @@
 
 #include <doctest/doctest.h>
 
-#include <poll.h>
-#include <unistd.h>
-
 using namespace riomesh;
 using namespace riomesh::actors;
 using namespace riomesh::channels;
-using namespace riomesh::channels::tcp;
 using namespace std::chrono_literals;
 
 namespace {
 
-std::pair<std::shared_ptr<channel>, std::shared_ptr<channel>> tcp_pair() {
-  auto l = listen_on({"127.0.0.1", 0});
-  REQUIRE_MESSAGE(l.fd >= 0, l.error);
-  auto port = static_cast<std::uint16_t>(local_port(l.fd));
-  std::string error;
-  std::shared_ptr<channel> a = tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
-  REQUIRE_MESSAGE(a, error);
-  pollfd p{l.fd, POLLIN, 0};
-  REQUIRE(::poll(&p, 1, 5000) == 1);
-  auto s = accept_from(l.fd, {});
-  REQUIRE(s.fd >= 0);
-  std::shared_ptr<channel> b = std::make_shared<tcp_channel>(s.fd, s.peer, tcp_params{});
-  ::close(l.fd);
-  return {a, b};
+std::pair<test::channel_ptr, test::channel_ptr> tcp_pair() {
+  return test::channel_pair();
 }
 
 struct fixture {

@@ -1,42 +1,25 @@
-// The connection logic between two real tcp channels over loopback, in one
-// process: buffers placed into the peer's arena, flow control by arena
-// space, batched releases, and a peer that lies about releases.
+// The connection logic between two real channels (tcp over loopback, or
+// rdma in the VM: channel_pair.hpp), in one process: buffers placed into the peer's arena, flow
+// control by arena space, batched releases, and a peer that lies about releases.
 #include <riomesh/actors/connection/connection_core.hpp>
-#include <riomesh/channels/tcp/tcp_channel.hpp>
-#include <riomesh/channels/tcp/tcp_socket.hpp>
+#include "channel_pair.hpp"
 
 #include <doctest/doctest.h>
-
-#include <poll.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <tuple>
 
 using namespace riomesh;
 using namespace riomesh::actors;
 using namespace riomesh::channels;
-using namespace riomesh::channels::tcp;
 
 namespace {
 
 struct tcp_pair {
-  std::unique_ptr<tcp_channel> a, b;
-  tcp_pair() {
-    auto l = listen_on({"127.0.0.1", 0});
-    REQUIRE_MESSAGE(l.fd >= 0, l.error);
-    auto port = static_cast<std::uint16_t>(local_port(l.fd));
-    std::string error;
-    a = tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
-    REQUIRE_MESSAGE(a, error);
-    pollfd p{l.fd, POLLIN, 0};
-    REQUIRE(::poll(&p, 1, 5000) == 1);
-    auto s = accept_from(l.fd, {});
-    REQUIRE(s.fd >= 0);
-    b = std::make_unique<tcp_channel>(s.fd, s.peer, tcp_params{});
-    ::close(l.fd);
-  }
+  test::channel_ptr a, b;
+  tcp_pair() { std::tie(a, b) = test::channel_pair(); }
 };
 
 connection_core::settings with_arenas(std::uint64_t mine, std::uint64_t peers) {
@@ -193,6 +176,7 @@ TEST_CASE("connection: a peer releasing space it was never given is cut off, wit
     a.pump();
   }
   REQUIRE(a.closed());
+  MESSAGE("over " << std::string(test::channel_pair_kind()) << ": " << a.reason());
   CHECK(a.reason().find("envelope 1: release of arena space 1024+64 never given") !=
         std::string::npos);
 }

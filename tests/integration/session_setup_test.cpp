@@ -1,41 +1,24 @@
-// Connection setup between two real tcp channels: the handshake, the policy
+// Connection setup between two real channels (channel_pair.hpp): the handshake, the policy
 // on unauthenticated peers, the terms, and the connection core taking the
 // stream over where setup left it.
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>
-#include <riomesh/channels/tcp/tcp_channel.hpp>
-#include <riomesh/channels/tcp/tcp_socket.hpp>
+#include "channel_pair.hpp"
 
 #include <doctest/doctest.h>
 
-#include <poll.h>
-#include <unistd.h>
-
 #include <chrono>
+#include <tuple>
 
 using namespace riomesh;
 using namespace riomesh::actors;
 using namespace riomesh::channels;
-using namespace riomesh::channels::tcp;
 
 namespace {
 
 struct tcp_pair {
-  std::unique_ptr<tcp_channel> a, b;
-  tcp_pair() {
-    auto l = listen_on({"127.0.0.1", 0});
-    REQUIRE_MESSAGE(l.fd >= 0, l.error);
-    auto port = static_cast<std::uint16_t>(local_port(l.fd));
-    std::string error;
-    a = tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
-    REQUIRE_MESSAGE(a, error);
-    pollfd p{l.fd, POLLIN, 0};
-    REQUIRE(::poll(&p, 1, 5000) == 1);
-    auto s = accept_from(l.fd, {});
-    REQUIRE(s.fd >= 0);
-    b = std::make_unique<tcp_channel>(s.fd, s.peer, tcp_params{});
-    ::close(l.fd);
-  }
+  test::channel_ptr a, b;
+  tcp_pair() { std::tie(a, b) = test::channel_pair(); }
 };
 
 session_terms terms(std::uint64_t arena) {
