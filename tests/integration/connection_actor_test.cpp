@@ -89,6 +89,14 @@ TEST_CASE_FIXTURE(fixture, "connection actors: setup, then messages with placed 
         },
         caf::after(10s) >> [] { FAIL("message lost"); });
   }
+  owner_a->request(a, 5s, stats_atom::value)
+      .receive(
+          [&](const connection_core::counters& c) {
+            CHECK(c.messages_out == count);
+            CHECK(c.bytes_placed_out == count * 10000 + count * (count - 1) / 2);
+            CHECK(c.inline_bytes_out == count);  // one body byte each: nothing else copied
+          },
+          [&](caf::error& e) { FAIL(sys->render(e)); });
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
 }

@@ -129,6 +129,12 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
     queue_pump(self);  // the greeting goes out now
   return {
       [=](pump_atom) { pump(self); },
+      [=](stats_atom) {
+        auto& st = self->state;
+        auto c = st.core ? st.core->stats() : connection_core::counters{};
+        c.queue_depth += st.early.size();
+        return c;
+      },
       [=](outbound_atom, outbound_message& m) -> caf::result<std::uint64_t> {
         auto& st = self->state;
         auto peer = "peer " + st.ch->peer() + ": ";

@@ -7,6 +7,7 @@
 // It takes (outbound_atom, outbound_message) requests, answered with the
 // queue depth or an error (congested, too large, closed): never a silent
 // drop. Messages sent before setup finishes wait, within max_pending.
+// (stats_atom) answers with the connection_core::counters.
 #pragma once
 
 #include <riomesh/actors/connection/connection_core.hpp>

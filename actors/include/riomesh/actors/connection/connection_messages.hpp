@@ -9,3 +9,4 @@
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::outbound_message)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::inbound_message)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::connection_core::counters)
