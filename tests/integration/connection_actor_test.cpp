@@ -7,11 +7,17 @@
 #include <riomesh/actors/progress/progress_loop.hpp>
 #include "channel_pair.hpp"
 
+#include <riomesh/channels/tcp/tcp_channel.hpp>
+#include <riomesh/channels/tcp/tcp_socket.hpp>
+
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 
 #include <doctest/doctest.h>
+
+#include <poll.h>
+#include <unistd.h>
 
 using namespace riomesh;
 using namespace riomesh::actors;
@@ -129,4 +135,49 @@ TEST_CASE_FIXTURE(fixture, "connection actors: before setup, sends queue within 
   CHECK(accepted == 2);
   CHECK(refusal.find("congested") != std::string::npos);
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_FIXTURE(fixture, "connection actors: a silent peer is lost within peer_timeout + 1 s") {
+  using namespace riomesh::channels::tcp;
+  // Our side times out after 400 ms of silence; the peer, set up by hand
+  // and then never driven again, sends nothing more (its kernel still
+  // acknowledges our bytes: only the protocol can tell it is gone).
+  tcp_params quick;
+  quick.keepalive = std::chrono::milliseconds(100);
+  quick.peer_timeout = std::chrono::milliseconds(400);
+  auto l = listen_on({"127.0.0.1", 0});
+  REQUIRE(l.fd >= 0);
+  std::string error;
+  std::shared_ptr<channel> mine = tcp_channel::connect(
+      {"127.0.0.1", static_cast<std::uint16_t>(local_port(l.fd))}, quick, {}, error);
+  REQUIRE(static_cast<bool>(mine));
+  pollfd pfd{l.fd, POLLIN, 0};
+  REQUIRE(::poll(&pfd, 1, 5000) == 1);
+  auto s = accept_from(l.fd, {});
+  ::close(l.fd);
+  tcp_channel theirs(s.fd, s.peer, tcp_params{});
+  caf::scoped_actor owner{*sys};
+  auto p = params("node-a", "k");
+  p.tick = std::chrono::milliseconds(50);
+  auto a = spawn_connection(*sys, mine, loop, p, owner);
+  session_setup setup(theirs, handshake("node-b", "k", random_nonce()), {1 << 20, 1 << 16, 32},
+                      false);
+  auto end = std::chrono::steady_clock::now() + 10s;
+  while (!setup.established() && !setup.failed() && std::chrono::steady_clock::now() < end) {
+    theirs.progress();
+    setup.pump();
+  }
+  REQUIRE(setup.established());
+  owner->receive([](connected_atom, const std::string&, bool) {},
+                 caf::after(10s) >> [] { FAIL("no connection"); });
+  auto silent_since = std::chrono::steady_clock::now();
+  std::string reason;
+  owner->receive([&](closed_atom, const std::string& why) { reason = why; },
+                 caf::after(10s) >> [] { FAIL("the silent peer was never declared lost"); });
+  auto took = std::chrono::steady_clock::now() - silent_since;
+  CHECK(reason.find("silent for") != std::string::npos);
+  CHECK(took < std::chrono::milliseconds(400 + 1000));
+  MESSAGE(
+      "declared lost after " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                             << " ms: " << reason);
 }

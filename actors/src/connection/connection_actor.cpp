@@ -123,12 +123,25 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
           caf::anon_send(a, pump_atom::value);
       },
       st.ch->wants_write());
-  if (!st.watching)
+  if (!st.watching) {
     close(self, "peer " + st.ch->peer() + ": the progress loop cannot watch the connection");
-  else
+  } else {
     queue_pump(self);  // the greeting goes out now
+    self->delayed_send(self, p.tick, tick_atom::value);
+  }
   return {
       [=](pump_atom) { pump(self); },
+      [=](tick_atom) {
+        auto& st = self->state;
+        if (st.closed)
+          return;
+        st.ch->tick(connection_core::clock::now());
+        pump(self);
+        if (!st.closed && st.ch->closed())
+          close(self, "peer " + st.ch->peer() + ": " + st.ch->reason());
+        if (!st.closed)
+          self->delayed_send(self, st.params.tick, tick_atom::value);
+      },
       [=](stats_atom) {
         auto& st = self->state;
         auto c = st.core ? st.core->stats() : connection_core::counters{};

@@ -299,4 +299,13 @@ void rdma_channel::keepalive() {
   post_work();
 }
 
+void rdma_channel::tick(std::chrono::steady_clock::time_point now) {
+  if (params_.keepalive.count() <= 0 || eng_->closed())
+    return;
+  if (now - last_keepalive_ >= params_.keepalive) {
+    last_keepalive_ = now;
+    keepalive();
+  }
+}
+
 }  // namespace riomesh::channels::verbs

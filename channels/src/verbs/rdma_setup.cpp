@@ -27,6 +27,7 @@ rdma_params rdma_params::from(const config::channel_settings& c) {
   p.engine.iomap_slots = c.iomap_size;
   p.recv_ring = c.recv_buffer;
   p.send_ring = c.send_buffer;
+  p.keepalive = c.keepalive;
   return p;
 }
 

@@ -11,5 +11,6 @@ using inbound_atom = caf::atom_constant<caf::atom("rm_in")>;     // a message ar
 using connected_atom = caf::atom_constant<caf::atom("rm_up")>;   // setup done
 using closed_atom = caf::atom_constant<caf::atom("rm_closed")>;  // the connection ended
 using stats_atom = caf::atom_constant<caf::atom("rm_stats")>;    // counters, please
+using tick_atom = caf::atom_constant<caf::atom("rm_tick")>;      // time for the timers
 
 }  // namespace riomesh::actors

@@ -9,6 +9,7 @@
 
 #include <riomesh/channels/engine/types.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -77,6 +78,11 @@ class channel {
   // requires (rdma: a system call only if not armed already). For callers
   // that return "would block" and expect to be woken through wait_fd().
   virtual void arm() { progress(); }
+  // Timers, with the time passed in: a keepalive when the connection has
+  // been idle, and the peer declared lost when it stays silent (tcp: after
+  // peer_timeout; rdma: when the transport gives up on a keepalive). The
+  // owner calls it now and then, a few times per keepalive interval.
+  virtual void tick(std::chrono::steady_clock::time_point /*now*/) {}
   virtual bool take_events(std::vector<event>& out) = 0;
 
   virtual bool closed() const = 0;

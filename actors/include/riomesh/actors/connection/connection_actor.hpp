@@ -7,7 +7,9 @@
 // It takes (outbound_atom, outbound_message) requests, answered with the
 // queue depth or an error (congested, too large, closed): never a silent
 // drop. Messages sent before setup finishes wait, within max_pending.
-// (stats_atom) answers with the connection_core::counters.
+// (stats_atom) answers with the connection_core::counters. It runs the
+// channel's timers every params.tick, so it lives until it closes or is
+// told to exit: its owner must do one or the other.
 #pragma once
 
 #include <riomesh/actors/connection/connection_core.hpp>
@@ -15,6 +17,7 @@
 
 #include <caf/fwd.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -31,6 +34,9 @@ struct connection_params {
   std::uint16_t max_buffers = 256;
   std::size_t max_pending = 1024;
   release_batch::limits releases;
+  // How often the channel's timers run (keepalive, peer timeout): a few
+  // times per keepalive interval.
+  std::chrono::milliseconds tick{250};
 };
 
 // `loop` must outlive the actor (and so the actor system: destroy the

@@ -34,8 +34,8 @@ class tcp_channel final : public channel {
   bool drained() const override { return !proto_.wants_write(); }
   // A KEEPALIVE frame, if nothing else is waiting to go.
   void keepalive();
-  // Keepalive and peer_timeout; the progress loop calls it now and then.
-  void tick(std::chrono::steady_clock::time_point now);
+  // Keepalive and peer_timeout.
+  void tick(std::chrono::steady_clock::time_point now) override;
 
   int wait_fd() const override { return fd_; }
   bool wants_write() const override { return proto_.wants_write(); }

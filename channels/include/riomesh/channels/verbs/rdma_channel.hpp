@@ -28,7 +28,8 @@ struct rdma_params {
   std::size_t recv_ring = 128 * 1024;
   std::size_t send_ring = 128 * 1024;
   int timeout_ms = 5000;  // address, route and connection setup
-  std::string device;     // empty: whichever device routes to the address
+  std::chrono::nanoseconds keepalive = std::chrono::seconds(1);  // 0: never
+  std::string device;  // empty: whichever device routes to the address
 
   static rdma_params from(const config::channel_settings& c);
 };
@@ -58,6 +59,9 @@ class rdma_channel final : public channel {
   bool register_memory(const void* base, std::size_t length) override;
   void deregister_memory(const void* base) override;
   void keepalive();
+  // A keepalive every params.keepalive: a peer that is gone then fails it
+  // (the transport's retries run out) and the connection closes.
+  void tick(std::chrono::steady_clock::time_point now) override;
 
   int wait_fd() const override { return epoll_fd_; }
   bool wants_write() const override { return false; }
@@ -112,6 +116,7 @@ class rdma_channel final : public channel {
   // entry; cleared when we take that signal, so we re-arm once per wake-up
   // rather than on every progress() call.
   bool armed_ = false;
+  std::chrono::steady_clock::time_point last_keepalive_{};
   std::vector<std::string> notes_;
 };
 
