@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <system_error>
 
 namespace riomesh::actors {
@@ -12,7 +13,9 @@ namespace {
 
 epoll_event event_for(int fd, bool write) {
   epoll_event ev{};
-  ev.events = (write ? EPOLLOUT : EPOLLIN) | EPOLLONESHOT;
+  // Readable always: an owner waiting to write must still see what the
+  // peer sends, or two peers with full buffers would wait on each other.
+  ev.events = EPOLLIN | EPOLLONESHOT | (write ? std::uint32_t{EPOLLOUT} : 0u);
   ev.data.fd = fd;
   return ev;
 }

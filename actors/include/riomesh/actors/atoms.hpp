@@ -12,5 +12,9 @@ using connected_atom = caf::atom_constant<caf::atom("rm_up")>;   // setup done
 using closed_atom = caf::atom_constant<caf::atom("rm_closed")>;  // the connection ended
 using stats_atom = caf::atom_constant<caf::atom("rm_stats")>;    // counters, please
 using tick_atom = caf::atom_constant<caf::atom("rm_tick")>;      // time for the timers
+using accept_atom = caf::atom_constant<caf::atom("rm_accept")>;  // a connection request waits
+using dialed_atom = caf::atom_constant<caf::atom("rm_dialed")>;  // a dial attempt ended
+using redial_atom = caf::atom_constant<caf::atom("rm_redial")>;  // peers may be due
+using port_atom = caf::atom_constant<caf::atom("rm_port")>;      // the port we listen on
 
 }  // namespace riomesh::actors

@@ -24,7 +24,7 @@ class progress_loop {
   progress_loop& operator=(const progress_loop&) = delete;
 
   // Calls `ready` (on the progress thread) the next time `fd` is readable,
-  // or writable if `write` is set. False if the fd cannot be watched.
+  // or also writable if `write` is set. False if the fd cannot be watched.
   bool watch(int fd, std::function<void()> ready, bool write = false);
   // Watches `fd` once more; call after handling what woke it.
   bool rearm(int fd, bool write = false);

@@ -1,0 +1,41 @@
+// The node actor: one per runtime. It listens (the progress loop says when
+// a connection request waits), dials the configured peers on the redial
+// schedule (each dial on its own thread: connecting blocks), and owns one
+// connection actor per peer. It reports to its owner:
+//   (connected_atom, peer, authenticated)
+//   (closed_atom, peer, reason)            a connection ended, or a dial failed
+//   (inbound_atom, peer, inbound_message)
+// and takes (outbound_atom, peer, outbound_message) requests, answered as
+// the connection answers, or with an error naming an unknown or
+// unconnected node; (port_atom) answers the port it listens on.
+//
+// Two nodes that dial each other at once end up with one connection: the
+// one the node with the smaller name dialed.
+#pragma once
+
+#include <riomesh/actors/connection/connection_actor.hpp>
+#include <riomesh/actors/node/redial_schedule.hpp>
+#include <riomesh/channels/listener.hpp>
+#include <riomesh/config/settings.hpp>
+
+#include <caf/fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace riomesh::actors {
+
+struct node_params {
+  config::endpoint listen;                   // port 0: any
+  std::vector<config::peer_settings> peers;  // dialed, and redialed when lost
+  bool insecure = false;                     // accept no secret beyond loopback
+  channels::channel_options channel;         // fabric, device, settings, timeout
+  connection_params connection;              // node name, secret, arena, limits
+  redial_schedule::limits redial;
+};
+
+// Throws std::runtime_error naming the address if it cannot listen.
+caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_params& p,
+                      caf::actor owner);
+
+}  // namespace riomesh::actors

@@ -1,0 +1,250 @@
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/connection/connection_messages.hpp>
+#include <riomesh/actors/node/node_actor.hpp>
+#include <riomesh/actors/progress/progress_loop.hpp>
+#include <riomesh/config/address.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/blocking_actor.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <map>
+#include <stdexcept>
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<riomesh::channels::channel>)
+
+namespace riomesh::actors {
+namespace {
+
+using clock = redial_schedule::clock;
+
+struct node_state {
+  struct link {
+    caf::actor conn;
+    std::string peer;  // expected (dialed) or learned (connected)
+    bool dialed = false;
+    bool up = false;
+  };
+
+  node_params params;
+  progress_loop* loop = nullptr;
+  caf::actor owner;
+  std::shared_ptr<channels::listener> listener;
+  std::unique_ptr<redial_schedule> redial;
+  std::map<caf::actor_addr, link> links;
+  std::map<std::string, caf::actor> by_peer;  // connected
+  std::map<std::string, config::endpoint> configured;
+  bool timer_set = false;
+
+  ~node_state() {
+    if (listener)
+      loop->unwatch(listener->fd());
+  }
+  static const char* name;
+};
+const char* node_state::name = "riomesh.node";
+
+using self_ptr = caf::stateful_actor<node_state>*;
+
+connection_params connection_for(const node_params& p) {
+  auto c = p.connection;
+  // Without a secret, only on loopback or when the config says insecure.
+  c.allow_unauthenticated = c.secret.empty() && (p.insecure || config::is_loopback(p.listen));
+  return c;
+}
+
+void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::string& expected,
+           bool dialed) {
+  auto& st = self->state;
+  auto conn = spawn_connection(self->system(), std::move(ch), *st.loop, connection_for(st.params),
+                               caf::actor_cast<caf::actor>(self));
+  st.links[conn.address()] = node_state::link{conn, expected, dialed, false};
+}
+
+void schedule_redial(self_ptr self) {
+  auto& st = self->state;
+  auto now = clock::now();
+  if (auto next = st.redial->next(now); next && !st.timer_set) {
+    st.timer_set = true;
+    self->delayed_send(self, std::max(*next - now, clock::duration::zero()), redial_atom::value);
+  }
+}
+
+// The arguments go through spawn, not a capture: CAF 0.17 binds a null
+// reference for a function actor spawned without arguments (UBSan sees it).
+void dial(caf::blocking_actor*, caf::actor node, std::string peer, config::endpoint to,
+          channels::channel_options opt) {
+  std::string error;
+  std::shared_ptr<channels::channel> ch = channels::connect(to, opt, error);
+  caf::anon_send(node, dialed_atom::value, peer, ch, error);
+}
+
+void dial_due(self_ptr self) {
+  auto& st = self->state;
+  st.timer_set = false;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  for (const auto& peer : st.redial->due(clock::now())) {
+    auto to = st.configured[peer];
+    auto opt = st.params.channel;
+    // Connecting blocks (address resolution, the handshake of the fabric):
+    // never in a scheduled actor. A blocking actor has its own thread.
+    self->system().spawn(dial, me, peer, to, opt);
+  }
+  schedule_redial(self);
+}
+
+void lost(self_ptr self, const std::string& peer, const std::string& reason) {
+  auto& st = self->state;
+  self->send(st.owner, closed_atom::value, peer, reason);
+  if (st.configured.count(peer)) {
+    st.redial->failed(peer, clock::now());
+    schedule_redial(self);
+  }
+}
+
+void drop_link(self_ptr self, const caf::actor_addr& conn) {
+  auto& st = self->state;
+  auto it = st.links.find(conn);
+  if (it == st.links.end())
+    return;
+  if (it->second.up) {
+    auto p = st.by_peer.find(it->second.peer);
+    if (p != st.by_peer.end() && p->second.address() == conn)
+      st.by_peer.erase(p);
+  }
+  self->send_exit(it->second.conn, caf::exit_reason::user_shutdown);
+  st.links.erase(it);
+}
+
+void on_connected(self_ptr self, const std::string& name, bool authenticated) {
+  auto& st = self->state;
+  auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+  auto it = st.links.find(from);
+  if (it == st.links.end())
+    return;
+  auto& l = it->second;
+  if (l.dialed && name != l.peer) {
+    auto expected = l.peer;
+    drop_link(self, from);
+    return lost(self, expected,
+                "expected node '" + expected + "' at " +
+                    config::to_string(st.configured[expected]) + ", found node '" + name + "'");
+  }
+  if (auto other = st.by_peer.find(name); other != st.by_peer.end()) {
+    // Both dialed at once: keep the connection the smaller name dialed.
+    auto& old = st.links[other->second.address()];
+    bool mine_dialed_by_smaller = l.dialed == (st.params.connection.node_name < name);
+    if (!mine_dialed_by_smaller) {
+      drop_link(self, from);
+      return;
+    }
+    drop_link(self, old.conn.address());
+  }
+  l.peer = name;
+  l.up = true;
+  st.by_peer[name] = l.conn;
+  if (st.configured.count(name))
+    st.redial->connected(name, clock::now());
+  self->send(st.owner, connected_atom::value, name, authenticated);
+}
+
+void on_closed(self_ptr self, const std::string& reason) {
+  auto& st = self->state;
+  auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+  auto it = st.links.find(from);
+  if (it == st.links.end())
+    return;
+  auto l = it->second;
+  drop_link(self, from);
+  if (l.up || l.dialed)
+    lost(self, l.peer, reason);
+}
+
+caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor owner,
+                   std::shared_ptr<channels::listener> listener) {
+  auto& st = self->state;
+  st.params = p;
+  st.loop = loop;
+  st.owner = std::move(owner);
+  st.listener = std::move(listener);
+  st.redial = std::make_unique<redial_schedule>(p.redial, std::random_device{}());
+  caf::actor_addr me = self->address();
+  loop->watch(st.listener->fd(), [me] {
+    if (auto a = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(a, accept_atom::value);
+  });
+  auto now = clock::now();
+  for (const auto& peer : p.peers) {
+    st.configured[peer.name] = peer.address;
+    st.redial->add(peer.name, now);
+  }
+  if (!p.peers.empty())
+    self->send(self, redial_atom::value);
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    for (auto& [addr, l] : self->state.links)
+      self->send_exit(l.conn, msg.reason);
+    self->state.links.clear();
+    self->quit(msg.reason);
+  });
+  return {
+      [=](accept_atom) {
+        auto& st = self->state;
+        for (;;) {
+          std::string error;
+          std::shared_ptr<channels::channel> ch =
+              st.listener->accept(std::chrono::milliseconds(0), error);
+          if (!ch)
+            break;
+          adopt(self, std::move(ch), "", false);
+        }
+        st.loop->rearm(st.listener->fd());
+      },
+      [=](redial_atom) { dial_due(self); },
+      [=](dialed_atom, const std::string& peer, std::shared_ptr<channels::channel>& ch,
+          const std::string& error) {
+        if (ch)
+          adopt(self, std::move(ch), peer, true);
+        else
+          lost(self, peer, "cannot connect: " + error);
+      },
+      [=](connected_atom, const std::string& name, bool authenticated) {
+        on_connected(self, name, authenticated);
+      },
+      [=](closed_atom, const std::string& reason) { on_closed(self, reason); },
+      [=](inbound_atom, inbound_message& m) {
+        auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+        auto it = self->state.links.find(from);
+        if (it != self->state.links.end() && it->second.up)
+          self->send(self->state.owner, inbound_atom::value, it->second.peer, std::move(m));
+      },
+      [=](outbound_atom, const std::string& peer,
+          outbound_message& m) -> caf::result<std::uint64_t> {
+        auto& st = self->state;
+        auto it = st.by_peer.find(peer);
+        if (it == st.by_peer.end())
+          return caf::make_error(caf::sec::invalid_argument,
+                                 st.configured.count(peer) ? "node '" + peer + "' is not connected"
+                                                           : "unknown node '" + peer + "'");
+        // The connection answers the requester directly.
+        self->delegate(it->second, outbound_atom::value, std::move(m));
+        return caf::delegated<std::uint64_t>{};
+      },
+      [=](port_atom) { return self->state.listener->port(); },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_params& p,
+                      caf::actor owner) {
+  std::string error;
+  std::shared_ptr<channels::listener> l = channels::listen(p.listen, p.channel, error);
+  if (!l)
+    throw std::runtime_error(error);
+  return sys.spawn(node, &loop, p, std::move(owner), std::move(l));
+}
+
+}  // namespace riomesh::actors

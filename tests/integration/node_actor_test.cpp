@@ -1,0 +1,137 @@
+// Node actors in one process over tcp on loopback: dialing configured
+// peers, accepting, messages between nodes, losing a peer and getting it
+// back, and a peer that is not who the config says.
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/connection/connection_messages.hpp>
+#include <riomesh/actors/node/node_actor.hpp>
+#include <riomesh/actors/progress/progress_loop.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace riomesh;
+using namespace riomesh::actors;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct fixture {
+  progress_loop loop;  // outlives the system
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  fixture() {
+    cfg.set("scheduler.max-threads", 2);
+    sys = std::make_unique<caf::actor_system>(cfg);
+  }
+
+  node_params params(const std::string& name, std::uint16_t port,
+                     std::vector<config::peer_settings> peers = {}) {
+    node_params p;
+    p.listen = {"127.0.0.1", port};
+    p.peers = std::move(peers);
+    p.channel.fabric = config::fabric_kind::tcp;
+    p.connection.node_name = name;
+    p.connection.secret = "0123456789abcdef";
+    p.connection.arena_size = 1 << 20;
+    p.connection.releases.delay = std::chrono::microseconds(0);
+    p.connection.tick = 50ms;
+    p.redial.first = 50ms;
+    p.redial.cap = 400ms;
+    return p;
+  }
+
+  std::uint16_t port_of(const caf::actor& node) {
+    caf::scoped_actor s{*sys};
+    std::uint16_t port = 0;
+    s->request(node, 5s, port_atom::value)
+        .receive([&](std::uint16_t p) { port = p; }, [&](caf::error& e) { FAIL(sys->render(e)); });
+    return port;
+  }
+};
+
+// Waits for (connected_atom, peer), skipping reports of failed dials.
+bool wait_connected(caf::scoped_actor& owner, const std::string& peer) {
+  bool up = false, timed_out = false;
+  while (!up && !timed_out)
+    owner->receive([&](connected_atom, const std::string& name, bool) { up = name == peer; },
+                   [&](closed_atom, const std::string&, const std::string&) {},
+                   caf::after(10s) >> [&] { timed_out = true; });
+  return up;
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(fixture, "nodes: a configured peer is dialed; messages go both ways") {
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys};
+  auto b = spawn_node(*sys, loop, params("node-b", 0), owner_b);
+  auto port = port_of(b);
+  auto a = spawn_node(*sys, loop, params("node-a", 0, {{"node-b", {"127.0.0.1", port}}}), owner_a);
+  REQUIRE(wait_connected(owner_a, "node-b"));
+  REQUIRE(wait_connected(owner_b, "node-a"));
+
+  outbound_message m;
+  m.env.body = {42};
+  m.placed = {buffer::copy_of("over the wire", 13)};
+  owner_a->request(a, 5s, outbound_atom::value, std::string{"node-b"}, std::move(m))
+      .receive([](std::uint64_t) {}, [&](caf::error& e) { FAIL(sys->render(e)); });
+  owner_b->receive(
+      [&](inbound_atom, const std::string& from, inbound_message& in) {
+        CHECK(from == "node-a");
+        CHECK(in.env.body == std::vector<unsigned char>{42});
+        REQUIRE(in.placed.size() == 1);
+        CHECK(std::string(reinterpret_cast<const char*>(in.placed[0].data()), 13) ==
+              "over the wire");
+      },
+      caf::after(10s) >> [] { FAIL("nothing arrived"); });
+
+  std::string refusal;
+  owner_a->request(a, 5s, outbound_atom::value, std::string{"node-z"}, outbound_message{})
+      .receive([](std::uint64_t) {}, [&](caf::error& e) { refusal = sys->render(e); });
+  CHECK(refusal.find("unknown node 'node-z'") != std::string::npos);
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_FIXTURE(fixture, "nodes: a lost peer is redialed and comes back") {
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys};
+  auto b = spawn_node(*sys, loop, params("node-b", 0), owner_b);
+  auto port = port_of(b);
+  auto a = spawn_node(*sys, loop, params("node-a", 0, {{"node-b", {"127.0.0.1", port}}}), owner_a);
+  REQUIRE(wait_connected(owner_a, "node-b"));
+  caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+  std::string reason;
+  owner_a->receive(
+      [&](closed_atom, const std::string& peer, const std::string& why) {
+        CHECK(peer == "node-b");
+        reason = why;
+      },
+      caf::after(10s) >> [] { FAIL("the loss went unnoticed"); });
+  MESSAGE("lost: " << reason);
+  // The peer restarts on the same port; the node finds it again.
+  caf::scoped_actor owner_b2{*sys};
+  auto b2 = spawn_node(*sys, loop, params("node-b", port), owner_b2);
+  CHECK(wait_connected(owner_a, "node-b"));
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(b2, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_FIXTURE(fixture, "nodes: a peer that is not the configured node is refused") {
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys};
+  auto b = spawn_node(*sys, loop, params("node-b", 0), owner_b);
+  auto port = port_of(b);
+  auto a = spawn_node(*sys, loop, params("node-a", 0, {{"node-x", {"127.0.0.1", port}}}), owner_a);
+  std::string reason;
+  owner_a->receive(
+      [&](closed_atom, const std::string& peer, const std::string& why) {
+        CHECK(peer == "node-x");
+        reason = why;
+      },
+      caf::after(10s) >> [] { FAIL("no refusal"); });
+  CHECK(reason ==
+        "expected node 'node-x' at 127.0.0.1:" + std::to_string(port) + ", found node 'node-b'");
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+}
