@@ -12,6 +12,9 @@
 
 #include <doctest/doctest.h>
 
+#include <thread>
+#include <tuple>
+
 using namespace riomesh;
 using namespace riomesh::actors;
 using namespace std::chrono_literals;
@@ -132,6 +135,52 @@ TEST_CASE_FIXTURE(fixture, "nodes: a peer that is not the configured node is ref
       caf::after(10s) >> [] { FAIL("no refusal"); });
   CHECK(reason ==
         "expected node 'node-x' at 127.0.0.1:" + std::to_string(port) + ", found node 'node-b'");
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_FIXTURE(fixture, "nodes: two nodes that dial each other keep one connection") {
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys};
+  // Ports known in advance: each node must be configured with the other's.
+  auto probe_a = spawn_node(*sys, loop, params("probe-a", 0), owner_a);
+  auto probe_b = spawn_node(*sys, loop, params("probe-b", 0), owner_b);
+  auto port_a = port_of(probe_a), port_b = port_of(probe_b);
+  caf::anon_send_exit(probe_a, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(probe_b, caf::exit_reason::user_shutdown);
+  std::this_thread::sleep_for(100ms);  // the probes let go of the ports
+  auto a = spawn_node(*sys, loop, params("node-a", port_a, {{"node-b", {"127.0.0.1", port_b}}}),
+                      owner_a);
+  auto b = spawn_node(*sys, loop, params("node-b", port_b, {{"node-a", {"127.0.0.1", port_a}}}),
+                      owner_b);
+  REQUIRE(wait_connected(owner_a, "node-b"));
+  REQUIRE(wait_connected(owner_b, "node-a"));
+  // Settled: no loss reported, no flapping, for a while.
+  int reports = 0;
+  for (auto* owner : {&owner_a, &owner_b})
+    while ((*owner)->receive(
+               [&](closed_atom, const std::string& peer, const std::string& why) {
+                 ++reports;
+                 MESSAGE("closed " << peer << ": " << why);
+               },
+               [&](connected_atom, const std::string& peer, bool) {
+                 ++reports;
+                 MESSAGE("connected again " << peer);
+               },
+               caf::after(1s) >> [] {}),
+           false) {
+    }
+  CHECK(reports == 0);
+  // Both directions work on the one connection kept.
+  for (auto [from, to, owner] :
+       {std::tuple{a, "node-b", &owner_b}, std::tuple{b, "node-a", &owner_a}}) {
+    outbound_message m;
+    m.env.body = {7};
+    caf::scoped_actor s{*sys};
+    s->request(from, 5s, outbound_atom::value, std::string{to}, std::move(m))
+        .receive([](std::uint64_t) {}, [&](caf::error& e) { FAIL(sys->render(e)); });
+    (*owner)->receive([](inbound_atom, const std::string&, inbound_message&) {},
+                      caf::after(10s) >> [] { FAIL("nothing arrived"); });
+  }
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
 }

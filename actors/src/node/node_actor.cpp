@@ -37,6 +37,7 @@ struct node_state {
   std::map<caf::actor_addr, link> links;
   std::map<std::string, caf::actor> by_peer;  // connected
   std::map<std::string, config::endpoint> configured;
+  std::map<std::string, std::string> pending_loss;  // peer -> reason, within loss_grace
   bool timer_set = false;
 
   ~node_state() {
@@ -86,7 +87,12 @@ void dial_due(self_ptr self) {
   auto& st = self->state;
   st.timer_set = false;
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  for (const auto& peer : st.redial->due(clock::now())) {
+  auto now = clock::now();
+  for (const auto& peer : st.redial->due(now)) {
+    if (st.by_peer.count(peer)) {  // it dialed us meanwhile
+      st.redial->connected(peer, now);
+      continue;
+    }
     auto to = st.configured[peer];
     auto opt = st.params.channel;
     // Connecting blocks (address resolution, the handshake of the fabric):
@@ -98,6 +104,8 @@ void dial_due(self_ptr self) {
 
 void lost(self_ptr self, const std::string& peer, const std::string& reason) {
   auto& st = self->state;
+  if (st.by_peer.count(peer))
+    return;  // still connected, through the connection that was kept
   self->send(st.owner, closed_atom::value, peer, reason);
   if (st.configured.count(peer)) {
     st.redial->failed(peer, clock::now());
@@ -133,6 +141,9 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated) {
                 "expected node '" + expected + "' at " +
                     config::to_string(st.configured[expected]) + ", found node '" + name + "'");
   }
+  // Back within the grace of a loss not yet reported: for the owner it never
+  // went away.
+  bool already = st.pending_loss.erase(name) > 0;
   if (auto other = st.by_peer.find(name); other != st.by_peer.end()) {
     // Both dialed at once: keep the connection the smaller name dialed.
     auto& old = st.links[other->second.address()];
@@ -142,13 +153,15 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated) {
       return;
     }
     drop_link(self, old.conn.address());
+    already = true;  // the owner saw it connected: nothing changed for it
   }
   l.peer = name;
   l.up = true;
   st.by_peer[name] = l.conn;
   if (st.configured.count(name))
     st.redial->connected(name, clock::now());
-  self->send(st.owner, connected_atom::value, name, authenticated);
+  if (!already)
+    self->send(st.owner, connected_atom::value, name, authenticated);
 }
 
 void on_closed(self_ptr self, const std::string& reason) {
@@ -159,8 +172,12 @@ void on_closed(self_ptr self, const std::string& reason) {
     return;
   auto l = it->second;
   drop_link(self, from);
-  if (l.up || l.dialed)
+  if (l.up) {
+    self->state.pending_loss[l.peer] = reason;
+    self->delayed_send(self, self->state.params.loss_grace, loss_atom::value, l.peer);
+  } else if (l.dialed) {
     lost(self, l.peer, reason);
+  }
 }
 
 caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor owner,
@@ -203,6 +220,15 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
         st.loop->rearm(st.listener->fd());
       },
       [=](redial_atom) { dial_due(self); },
+      [=](loss_atom, const std::string& peer) {
+        auto& st = self->state;
+        auto it = st.pending_loss.find(peer);
+        if (it == st.pending_loss.end())
+          return;
+        auto reason = it->second;
+        st.pending_loss.erase(it);
+        lost(self, peer, reason);  // unless it is connected again by now
+      },
       [=](dialed_atom, const std::string& peer, std::shared_ptr<channels::channel>& ch,
           const std::string& error) {
         if (ch)

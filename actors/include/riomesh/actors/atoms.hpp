@@ -15,6 +15,7 @@ using tick_atom = caf::atom_constant<caf::atom("rm_tick")>;      // time for the
 using accept_atom = caf::atom_constant<caf::atom("rm_accept")>;  // a connection request waits
 using dialed_atom = caf::atom_constant<caf::atom("rm_dialed")>;  // a dial attempt ended
 using redial_atom = caf::atom_constant<caf::atom("rm_redial")>;  // peers may be due
+using loss_atom = caf::atom_constant<caf::atom("rm_loss")>;      // was that peer really lost?
 using port_atom = caf::atom_constant<caf::atom("rm_port")>;      // the port we listen on
 
 }  // namespace riomesh::actors

@@ -32,6 +32,10 @@ struct node_params {
   channels::channel_options channel;         // fabric, device, settings, timeout
   connection_params connection;              // node name, secret, arena, limits
   redial_schedule::limits redial;
+  // A connection that ends is reported lost only if no other connection to
+  // that peer is up this long after: when two nodes dial each other, one
+  // connection is dropped, and its peer may see that before the other.
+  std::chrono::milliseconds loss_grace{250};
 };
 
 // Throws std::runtime_error naming the address if it cannot listen.
