@@ -1,5 +1,7 @@
 #include <riomesh/actors/connection/session_setup.hpp>
 
+#include <riomesh/channels/wire/byte_order.hpp>
+
 #include <algorithm>
 
 namespace riomesh::actors {
@@ -8,19 +10,6 @@ namespace {
 // u32 magic "RMTM", u16 max_buffers, u16 reserved, u32 max_body, u64 arena_size
 constexpr std::uint32_t terms_magic = 0x4d544d52;
 constexpr std::size_t terms_size = 20;
-
-template <class T>
-void put(std::vector<unsigned char>& out, T v) {
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    out.push_back(static_cast<unsigned char>(static_cast<std::uint64_t>(v) >> (8 * i)));
-}
-template <class T>
-T get(const unsigned char* p) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
-  return static_cast<T>(v);
-}
 
 }  // namespace
 
@@ -53,14 +42,14 @@ bool session_setup::flush() {
 }
 
 void session_setup::on_terms(const unsigned char* p) {
-  if (get<std::uint32_t>(p) != terms_magic) {
+  if (wire::load_le<std::uint32_t>(p) != terms_magic) {
     fail("no session terms after the handshake");
     return;
   }
   session_terms t;
-  t.max_buffers = get<std::uint16_t>(p + 4);
-  t.max_body = get<std::uint32_t>(p + 8);
-  t.arena_size = get<std::uint64_t>(p + 12);
+  t.max_buffers = wire::load_le<std::uint16_t>(p + 4);
+  t.max_body = wire::load_le<std::uint32_t>(p + 8);
+  t.arena_size = wire::load_le<std::uint64_t>(p + 12);
   peer_terms_ = t;
 }
 
@@ -115,11 +104,11 @@ bool session_setup::pump() {
       return true;
     }
     // Only now, authenticated (or allowed without), do we say what we expose.
-    put<std::uint32_t>(out_, terms_magic);
-    put<std::uint16_t>(out_, mine_.max_buffers);
-    put<std::uint16_t>(out_, 0);
-    put<std::uint32_t>(out_, mine_.max_body);
-    put<std::uint64_t>(out_, mine_.arena_size);
+    wire::append_le<std::uint32_t>(out_, terms_magic);
+    wire::append_le<std::uint16_t>(out_, mine_.max_buffers);
+    wire::append_le<std::uint16_t>(out_, 0);
+    wire::append_le<std::uint32_t>(out_, mine_.max_body);
+    wire::append_le<std::uint64_t>(out_, mine_.arena_size);
     terms_sent_ = true;
   }
   if (!out_.empty())

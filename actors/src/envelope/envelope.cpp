@@ -1,15 +1,8 @@
 #include <riomesh/actors/envelope/envelope.hpp>
 
+#include <riomesh/channels/wire/byte_order.hpp>
+
 namespace riomesh::actors {
-namespace {
-
-template <class T>
-void put(std::vector<unsigned char>& out, T v) {
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    out.push_back(static_cast<unsigned char>(static_cast<std::uint64_t>(v) >> (8 * i)));
-}
-
-}  // namespace
 
 const char* to_string(envelope_kind k) {
   switch (k) {
@@ -34,18 +27,18 @@ std::size_t encoded_size(const envelope& e) {
 
 void encode(const envelope& e, std::vector<unsigned char>& out) {
   out.reserve(out.size() + encoded_size(e));
-  put<std::uint32_t>(out, wire_envelope::magic);
-  put<std::uint8_t>(out, wire_envelope::version);
-  put<std::uint8_t>(out, static_cast<std::uint8_t>(e.kind));
-  put<std::uint16_t>(out, static_cast<std::uint16_t>(e.buffers.size()));
-  put<std::uint64_t>(out, e.sender);
-  put<std::uint64_t>(out, e.receiver);
-  put<std::uint64_t>(out, e.request_id);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(e.body.size()));
-  put<std::uint32_t>(out, 0);
+  wire::append_le<std::uint32_t>(out, wire_envelope::magic);
+  wire::append_le<std::uint8_t>(out, wire_envelope::version);
+  wire::append_le<std::uint8_t>(out, static_cast<std::uint8_t>(e.kind));
+  wire::append_le<std::uint16_t>(out, static_cast<std::uint16_t>(e.buffers.size()));
+  wire::append_le<std::uint64_t>(out, e.sender);
+  wire::append_le<std::uint64_t>(out, e.receiver);
+  wire::append_le<std::uint64_t>(out, e.request_id);
+  wire::append_le<std::uint32_t>(out, static_cast<std::uint32_t>(e.body.size()));
+  wire::append_le<std::uint32_t>(out, 0);
   for (const auto& b : e.buffers) {
-    put<std::uint64_t>(out, b.offset);
-    put<std::uint64_t>(out, b.length);
+    wire::append_le<std::uint64_t>(out, b.offset);
+    wire::append_le<std::uint64_t>(out, b.length);
   }
   out.insert(out.end(), e.body.begin(), e.body.end());
 }

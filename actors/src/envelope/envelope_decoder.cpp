@@ -1,18 +1,12 @@
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 
+#include <riomesh/channels/wire/byte_order.hpp>
+
 #include <algorithm>
 #include <cstring>
 
 namespace riomesh::actors {
 namespace {
-
-template <class T>
-T get(const unsigned char* p) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
-  return static_cast<T>(v);
-}
 
 bool known_kind(std::uint8_t k) {
   return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
@@ -28,7 +22,7 @@ bool envelope_decoder::fail(const std::string& why) {
 
 bool envelope_decoder::check_header() {
   const unsigned char* h = buf_;
-  if (get<std::uint32_t>(h) != wire_envelope::magic)
+  if (wire::load_le<std::uint32_t>(h) != wire_envelope::magic)
     return fail("bad magic (not a riomesh envelope, or the stream lost its place)");
   if (h[4] != wire_envelope::version)
     return fail("version " + std::to_string(h[4]) + ", this node speaks " +
@@ -37,12 +31,12 @@ bool envelope_decoder::check_header() {
     return fail("unknown kind " + std::to_string(h[5]));
   current_ = envelope{};
   current_.kind = static_cast<envelope_kind>(h[5]);
-  buffers_left_ = get<std::uint16_t>(h + 6);
-  current_.sender = get<std::uint64_t>(h + 8);
-  current_.receiver = get<std::uint64_t>(h + 16);
-  current_.request_id = get<std::uint64_t>(h + 24);
-  body_left_ = get<std::uint32_t>(h + 32);
-  if (get<std::uint32_t>(h + 36) != 0)
+  buffers_left_ = wire::load_le<std::uint16_t>(h + 6);
+  current_.sender = wire::load_le<std::uint64_t>(h + 8);
+  current_.receiver = wire::load_le<std::uint64_t>(h + 16);
+  current_.request_id = wire::load_le<std::uint64_t>(h + 24);
+  body_left_ = wire::load_le<std::uint32_t>(h + 32);
+  if (wire::load_le<std::uint32_t>(h + 36) != 0)
     return fail("reserved field is not zero");
   if (buffers_left_ > limits_.max_buffers)
     return fail(std::to_string(buffers_left_) + " buffers, more than the " +
@@ -89,7 +83,7 @@ std::size_t envelope_decoder::feed(const unsigned char* p, std::size_t n) {
         if (!check_header())
           break;
       } else {
-        arena_ref r{get<std::uint64_t>(buf_), get<std::uint64_t>(buf_ + 8)};
+        arena_ref r{wire::load_le<std::uint64_t>(buf_), wire::load_le<std::uint64_t>(buf_ + 8)};
         if (!check_descriptor(r, current_.buffers.size()))
           break;
         current_.buffers.push_back(r);

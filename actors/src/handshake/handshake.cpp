@@ -1,5 +1,7 @@
 #include <riomesh/actors/handshake/handshake.hpp>
 
+#include <riomesh/channels/wire/byte_order.hpp>
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -32,12 +34,10 @@ handshake::handshake(std::string name, std::string secret, const nonce& mine)
     : name_(std::move(name)), secret_(std::move(secret)), mine_(mine), need_(hello_head) {
   if (name_.size() > 255)
     name_.resize(255);
-  for (int i = 0; i < 4; ++i)
-    out_.push_back(static_cast<unsigned char>(magic >> (8 * i)));
+  wire::append_le<std::uint32_t>(out_, magic);
   out_.push_back(version);
   out_.push_back(secret_.empty() ? 0 : 1);
-  out_.push_back(static_cast<unsigned char>(name_.size()));
-  out_.push_back(0);
+  wire::append_le<std::uint16_t>(out_, static_cast<std::uint16_t>(name_.size()));
   out_.insert(out_.end(), mine_.begin(), mine_.end());
   out_.insert(out_.end(), name_.begin(), name_.end());
 }
@@ -55,10 +55,7 @@ std::size_t handshake::feed(const unsigned char* p, std::size_t n) {
     if (in_.size() < need_)
       break;
     if (stage_ == stage::hello_head) {
-      std::uint32_t m = 0;
-      for (int i = 0; i < 4; ++i)
-        m |= static_cast<std::uint32_t>(in_[i]) << (8 * i);
-      if (m != magic) {
+      if (wire::load_le<std::uint32_t>(in_.data()) != magic) {
         refuse("not a riomesh node (no handshake greeting)");
         break;
       }
@@ -69,7 +66,7 @@ std::size_t handshake::feed(const unsigned char* p, std::size_t n) {
       }
       peer_has_secret_ = in_[5] & 1;
       std::copy(in_.begin() + 8, in_.begin() + 40, theirs_.begin());
-      std::size_t name_len = in_[6] | (in_[7] << 8);
+      std::size_t name_len = wire::load_le<std::uint16_t>(in_.data() + 6);
       in_.clear();
       stage_ = stage::hello_name;
       need_ = name_len;

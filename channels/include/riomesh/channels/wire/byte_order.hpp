@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace riomesh::wire {
 
@@ -33,6 +34,20 @@ T load(const unsigned char* in, byte_order order) {
     value |= static_cast<T>(static_cast<T>(in[i]) << (8 * shift));
   }
   return value;
+}
+
+// riomesh's own layouts (tcp frames, envelopes, handshake, session terms)
+// are little-endian whatever the host.
+template <class T>
+void append_le(std::vector<unsigned char>& out, T value) {
+  auto at = out.size();
+  out.resize(at + sizeof(T));
+  store(out.data() + at, value, byte_order::little);
+}
+
+template <class T>
+T load_le(const unsigned char* in) {
+  return load<T>(in, byte_order::little);
 }
 
 }  // namespace riomesh::wire
