@@ -1,7 +1,6 @@
 #include <riomesh/actors/placement/arena_allocator.hpp>
 
 #include <algorithm>
-#include <iterator>
 
 namespace riomesh::actors {
 
@@ -53,19 +52,7 @@ bool arena_allocator::release(std::uint64_t offset, std::uint64_t n) {
 
 void arena_allocator::give_back(std::uint64_t offset, std::uint64_t n) {
   free_bytes_ += n;
-  auto next = free_.lower_bound(offset);
-  if (next != free_.end() && offset + n == next->first) {  // merge with the one after
-    n += next->second;
-    next = free_.erase(next);
-  }
-  if (next != free_.begin()) {  // and with the one before
-    auto prev = std::prev(next);
-    if (prev->first + prev->second == offset) {
-      prev->second += n;
-      return;
-    }
-  }
-  free_[offset] = n;
+  add_extent(free_, offset, n);
 }
 
 void arena_allocator::reset() {

@@ -1,7 +1,5 @@
 #include <riomesh/actors/placement/release_batch.hpp>
 
-#include <iterator>
-
 namespace riomesh::actors {
 
 void release_batch::add(arena_range r, clock::time_point now) {
@@ -10,19 +8,7 @@ void release_batch::add(arena_range r, clock::time_point now) {
   if (!oldest_)
     oldest_ = now;
   bytes_ += r.length;
-  auto next = ranges_.lower_bound(r.offset);
-  if (next != ranges_.end() && r.offset + r.length == next->first) {
-    r.length += next->second;
-    next = ranges_.erase(next);
-  }
-  if (next != ranges_.begin()) {
-    auto prev = std::prev(next);
-    if (prev->first + prev->second == r.offset) {
-      prev->second += r.length;
-      return;
-    }
-  }
-  ranges_[r.offset] = r.length;
+  add_extent(ranges_, r.offset, r.length);
 }
 
 bool release_batch::due(clock::time_point now) const {

@@ -5,6 +5,8 @@
 // connection actor owns one per peer and feeds it the peer's releases.
 #pragma once
 
+#include <riomesh/actors/placement/extents.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -45,7 +47,7 @@ class arena_allocator {
 
   std::uint64_t size_;
   std::uint64_t free_bytes_;
-  std::map<std::uint64_t, std::uint64_t> free_;  // offset -> length, never adjacent
+  extents free_;
   std::map<std::uint64_t, std::uint64_t> used_;  // offset -> length, as allocated
 };
 

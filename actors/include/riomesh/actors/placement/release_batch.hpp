@@ -6,6 +6,8 @@
 // a full arena must not wait for a threshold that never comes).
 #pragma once
 
+#include <riomesh/actors/placement/extents.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -44,7 +46,7 @@ class release_batch {
 
  private:
   limits limits_;
-  std::map<std::uint64_t, std::uint64_t> ranges_;  // offset -> length, never adjacent
+  extents ranges_;
   std::uint64_t bytes_ = 0;
   std::optional<clock::time_point> oldest_;
 };
