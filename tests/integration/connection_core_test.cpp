@@ -157,6 +157,15 @@ TEST_CASE("connection: the queue is bounded, and a buffer larger than the arena 
   CHECK(a.submit(message(1, {})) == connection_core::submit_status::queued);
   CHECK(a.submit(message(2, {})) == connection_core::submit_status::queued);
   CHECK(a.submit(message(3, {})) == connection_core::submit_status::congested);
+
+  s.peer_max_buffers = 1;
+  s.peer_max_body = 1;
+  tcp_pair q;  // a fresh connection: the arena is mapped once per channel
+  connection_core limited(*q.a, arena.data(), s);
+  CHECK(limited.submit(message(4, {pattern(10, 0), pattern(10, 1)})) ==
+        connection_core::submit_status::too_large);  // two buffers, the peer takes one
+  CHECK(limited.submit(message(5, {})) ==
+        connection_core::submit_status::too_large);  // 2-byte body
 }
 
 TEST_CASE("connection: a peer releasing space it was never given is cut off, with the reason") {

@@ -8,6 +8,8 @@
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include <optional>
+
 namespace riomesh::actors {
 namespace {
 
@@ -21,6 +23,12 @@ struct connection_state {
   std::unique_ptr<connection_core> core;
   std::vector<outbound_message> early;  // submitted before setup finished
   bool watching = false, pump_queued = false, closed = false;
+  // When a delayed pump for the release batch is due, if one is set: one
+  // timer at a time, not one per pump.
+  std::optional<connection_core::clock::time_point> wake_at;
+  // When a delayed pump for the release batch is due, if one is set: one
+  // timer at a time, not one per pump.
+  std::optional<connection_core::clock::time_point> wake_at;
 
   ~connection_state() {
     if (watching)
@@ -58,6 +66,8 @@ void become_connected(self_ptr self) {
   s.inbound.max_buffers = st.params.max_buffers;
   s.releases = st.params.releases;
   s.peer_arena_size = peer.arena_size;
+  s.peer_max_body = peer.max_body;
+  s.peer_max_buffers = peer.max_buffers;
   st.arena.reset(new unsigned char[st.params.arena_size]);
   // Releases come from any thread; the weak address keeps no cycle.
   caf::actor_addr me = self->address();
@@ -91,10 +101,13 @@ void pump(self_ptr self) {
       self->send(st.owner, inbound_atom::value, std::move(m));
     if (st.core->closed())
       return close(self, st.core->reason());
-    if (auto when = st.core->deadline()) {
-      auto wait =
-          std::max(*when - connection_core::clock::now(), connection_core::clock::duration::zero());
-      self->delayed_send(self, wait, pump_atom::value);
+    auto now = connection_core::clock::now();
+    if (st.wake_at && *st.wake_at <= now)
+      st.wake_at.reset();
+    if (auto when = st.core->deadline(); when && (!st.wake_at || *when < *st.wake_at)) {
+      st.wake_at = *when;
+      self->delayed_send(self, std::max(*when - now, connection_core::clock::duration::zero()),
+                         pump_atom::value);
     }
   }
   if (moved) {
@@ -168,11 +181,14 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
             return caf::make_error(caf::sec::request_timeout,
                                    peer + "congested: " + std::to_string(st.params.max_pending) +
                                        " messages already queued");
-          case connection_core::submit_status::too_large:
+          case connection_core::submit_status::too_large: {
+            const auto& t = st.setup->peer_terms();
             return caf::make_error(caf::sec::invalid_argument,
-                                   peer + "a buffer is larger than the peer's arena of " +
-                                       std::to_string(st.setup->peer_terms().arena_size) +
-                                       " bytes");
+                                   peer + "message larger than the peer accepts (arena " +
+                                       std::to_string(t.arena_size) + " bytes, body " +
+                                       std::to_string(t.max_body) + " bytes, " +
+                                       std::to_string(t.max_buffers) + " buffers)");
+          }
           case connection_core::submit_status::closed:
             break;
         }

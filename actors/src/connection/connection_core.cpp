@@ -47,6 +47,8 @@ void connection_core::fail(const std::string& why) {
 connection_core::submit_status connection_core::submit(outbound_message&& m) {
   if (closed())
     return submit_status::closed;
+  if (m.env.body.size() > settings_.peer_max_body || m.placed.size() > settings_.peer_max_buffers)
+    return submit_status::too_large;
   for (const auto& b : m.placed)
     if (b.size() > settings_.peer_arena_size)
       return submit_status::too_large;
@@ -215,20 +217,21 @@ bool connection_core::report_releases(clock::time_point now) {
   }
   if (!batch_.due(now) || !out_bytes_.empty())
     return false;
+  // One envelope holds at most the peer's max_buffers ranges.
   envelope rel;
   rel.kind = envelope_kind::release;
-  for (const auto& r : batch_.take())
-    rel.buffers.push_back({r.offset, r.length});
-  // One envelope holds at most the peer's max_buffers: split if needed.
-  for (std::size_t i = 0; i < rel.buffers.size(); i += settings_.inbound.max_buffers) {
-    envelope part;
-    part.kind = envelope_kind::release;
-    auto end = std::min(rel.buffers.size(), i + settings_.inbound.max_buffers);
-    part.buffers.assign(rel.buffers.begin() + static_cast<std::ptrdiff_t>(i),
-                        rel.buffers.begin() + static_cast<std::ptrdiff_t>(end));
-    encode(part, out_bytes_);
+  auto emit = [&] {
+    encode(rel, out_bytes_);
     ++stats_.releases_out;
+    rel.buffers.clear();
+  };
+  for (const auto& r : batch_.take()) {
+    rel.buffers.push_back({r.offset, r.length});
+    if (rel.buffers.size() == settings_.peer_max_buffers)
+      emit();
   }
+  if (!rel.buffers.empty())
+    emit();
   flush_bytes();
   return true;
 }

@@ -44,6 +44,10 @@ class connection_core {
     envelope_limits inbound;         // inbound.arena_size: our arena's size
     release_batch::limits releases;
     std::uint64_t peer_arena_size = 0;
+    // What one envelope may hold at the peer (its session terms): larger
+    // ones it would refuse, closing the connection.
+    std::uint32_t peer_max_body = 1u << 20;
+    std::uint16_t peer_max_buffers = 256;
   };
   struct counters {
     std::uint64_t messages_out = 0, messages_in = 0;
