@@ -5,6 +5,7 @@
 #include <riomesh/channels/channel.hpp>
 
 #include <memory>
+#include <tuple>
 #include <utility>
 
 namespace riomesh::test {
@@ -13,6 +14,12 @@ using channel_ptr = std::shared_ptr<channels::channel>;
 
 // Fails the current test if the pair cannot be made.
 std::pair<channel_ptr, channel_ptr> channel_pair();
+
+// The same, as a fixture: the two ends of one connection.
+struct linked_channels {
+  channel_ptr a, b;
+  linked_channels() { std::tie(a, b) = channel_pair(); }
+};
 const char* channel_pair_kind();
 
 }  // namespace riomesh::test

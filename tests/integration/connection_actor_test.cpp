@@ -26,10 +26,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::pair<test::channel_ptr, test::channel_ptr> tcp_pair() {
-  return test::channel_pair();
-}
-
 struct fixture {
   // The loop outlives the system: connection actors unwatch it as they go.
   progress_loop loop;
@@ -53,7 +49,7 @@ connection_params params(const std::string& name, const std::string& secret) {
 }  // namespace
 
 TEST_CASE_FIXTURE(fixture, "connection actors: setup, then messages with placed buffers") {
-  auto [ca, cb] = tcp_pair();
+  auto [ca, cb] = test::channel_pair();
   caf::scoped_actor owner_a{*sys}, owner_b{*sys};
   auto a = spawn_connection(*sys, ca, loop, params("node-a", "k"), owner_a);
   auto b = spawn_connection(*sys, cb, loop, params("node-b", "k"), owner_b);
@@ -108,7 +104,7 @@ TEST_CASE_FIXTURE(fixture, "connection actors: setup, then messages with placed 
 }
 
 TEST_CASE_FIXTURE(fixture, "connection actors: a wrong secret closes both, with the reason") {
-  auto [ca, cb] = tcp_pair();
+  auto [ca, cb] = test::channel_pair();
   caf::scoped_actor owner_a{*sys}, owner_b{*sys};
   auto a = spawn_connection(*sys, ca, loop, params("node-a", "right"), owner_a);
   auto b = spawn_connection(*sys, cb, loop, params("node-b", "wrong"), owner_b);
@@ -121,7 +117,7 @@ TEST_CASE_FIXTURE(fixture, "connection actors: a wrong secret closes both, with 
 }
 
 TEST_CASE_FIXTURE(fixture, "connection actors: before setup, sends queue within max_pending") {
-  auto [ca, cb] = tcp_pair();  // nobody answers on cb: setup never finishes
+  auto [ca, cb] = test::channel_pair();  // nobody answers on cb: setup never finishes
   caf::scoped_actor owner{*sys};
   auto p = params("node-a", "k");
   p.max_pending = 2;

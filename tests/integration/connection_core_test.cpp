@@ -9,18 +9,12 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
-#include <tuple>
 
 using namespace riomesh;
 using namespace riomesh::actors;
 using namespace riomesh::channels;
 
 namespace {
-
-struct tcp_pair {
-  test::channel_ptr a, b;
-  tcp_pair() { std::tie(a, b) = test::channel_pair(); }
-};
 
 connection_core::settings with_arenas(std::uint64_t mine, std::uint64_t peers) {
   connection_core::settings s;
@@ -32,7 +26,8 @@ connection_core::settings with_arenas(std::uint64_t mine, std::uint64_t peers) {
 }
 
 // Drives both sides until `done` or 10 s.
-bool run(tcp_pair& p, connection_core& a, connection_core& b, const std::function<bool()>& done) {
+bool run(test::linked_channels& p, connection_core& a, connection_core& b,
+         const std::function<bool()>& done) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < end) {
     p.a->progress();
@@ -80,7 +75,7 @@ outbound_message message(unsigned seq, std::vector<buffer> placed) {
 }  // namespace
 
 TEST_CASE("connection: buffers land in the peer's arena, in order, before their envelope") {
-  tcp_pair p;
+  test::linked_channels p;
   std::vector<unsigned char> arena_a(1 << 20), arena_b(1 << 20);
   connection_core a(*p.a, arena_a.data(), with_arenas(1 << 20, 1 << 20));
   connection_core b(*p.b, arena_b.data(), with_arenas(1 << 20, 1 << 20));
@@ -117,7 +112,7 @@ TEST_CASE("connection: buffers land in the peer's arena, in order, before their 
 }
 
 TEST_CASE("connection: a full arena stalls the sender until the receiver lets go") {
-  tcp_pair p;
+  test::linked_channels p;
   std::vector<unsigned char> arena_a(4096), arena_b(64 * 1024);
   connection_core a(*p.a, arena_a.data(), with_arenas(4096, 64 * 1024));
   connection_core b(*p.b, arena_b.data(), with_arenas(64 * 1024, 4096));
@@ -148,7 +143,7 @@ TEST_CASE("connection: a full arena stalls the sender until the receiver lets go
 }
 
 TEST_CASE("connection: the queue is bounded, and a buffer larger than the arena says so") {
-  tcp_pair p;
+  test::linked_channels p;
   std::vector<unsigned char> arena(4096);
   auto s = with_arenas(4096, 4096);
   s.max_pending = 2;
@@ -160,7 +155,7 @@ TEST_CASE("connection: the queue is bounded, and a buffer larger than the arena 
 
   s.peer_max_buffers = 1;
   s.peer_max_body = 1;
-  tcp_pair q;  // a fresh connection: the arena is mapped once per channel
+  test::linked_channels q;  // a fresh connection: the arena is mapped once per channel
   connection_core limited(*q.a, arena.data(), s);
   CHECK(limited.submit(message(4, {pattern(10, 0), pattern(10, 1)})) ==
         connection_core::submit_status::too_large);  // two buffers, the peer takes one
@@ -169,7 +164,7 @@ TEST_CASE("connection: the queue is bounded, and a buffer larger than the arena 
 }
 
 TEST_CASE("connection: a peer releasing space it was never given is cut off, with the reason") {
-  tcp_pair p;
+  test::linked_channels p;
   std::vector<unsigned char> arena(4096);
   connection_core a(*p.a, arena.data(), with_arenas(4096, 4096));
   envelope lie;
@@ -193,7 +188,7 @@ TEST_CASE("connection: a peer releasing space it was never given is cut off, wit
 TEST_CASE("connection: a view may outlive its connection") {
   buffer kept;
   {
-    tcp_pair p;
+    test::linked_channels p;
     std::vector<unsigned char> arena_a(4096), arena_b(4096);
     connection_core a(*p.a, arena_a.data(), with_arenas(4096, 4096));
     connection_core b(*p.b, arena_b.data(), with_arenas(4096, 4096));

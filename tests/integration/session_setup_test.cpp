@@ -8,7 +8,6 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
-#include <tuple>
 
 using namespace riomesh;
 using namespace riomesh::actors;
@@ -16,17 +15,12 @@ using namespace riomesh::channels;
 
 namespace {
 
-struct tcp_pair {
-  test::channel_ptr a, b;
-  tcp_pair() { std::tie(a, b) = test::channel_pair(); }
-};
-
 session_terms terms(std::uint64_t arena) {
   return {arena, 1u << 16, 32};
 }
 
 // Drives both until each is established or failed, or 10 s pass.
-void setup(tcp_pair& p, session_setup& a, session_setup& b) {
+void setup(test::linked_channels& p, session_setup& a, session_setup& b) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   auto over = [](const session_setup& s) { return s.established() || s.failed(); };
   while (!(over(a) && over(b)) && std::chrono::steady_clock::now() < end) {
@@ -40,7 +34,7 @@ void setup(tcp_pair& p, session_setup& a, session_setup& b) {
 }  // namespace
 
 TEST_CASE("setup: the same secret, then the terms, then envelopes on the same stream") {
-  tcp_pair p;
+  test::linked_channels p;
   session_setup a(*p.a, handshake("node-a", "k", random_nonce()), terms(1 << 20), false);
   session_setup b(*p.b, handshake("node-b", "k", random_nonce()), terms(1 << 16), false);
   setup(p, a, b);
@@ -80,7 +74,7 @@ TEST_CASE("setup: the same secret, then the terms, then envelopes on the same st
 }
 
 TEST_CASE("setup: a wrong secret is refused on both sides, before any terms") {
-  tcp_pair p;
+  test::linked_channels p;
   session_setup a(*p.a, handshake("node-a", "right", random_nonce()), terms(1 << 20), false);
   session_setup b(*p.b, handshake("node-b", "wrong", random_nonce()), terms(1 << 20), false);
   setup(p, a, b);
@@ -92,7 +86,7 @@ TEST_CASE("setup: a wrong secret is refused on both sides, before any terms") {
 
 TEST_CASE("setup: without secrets, only a node that allows it accepts") {
   {
-    tcp_pair p;
+    test::linked_channels p;
     session_setup a(*p.a, handshake("a", "", random_nonce()), terms(4096), true);
     session_setup b(*p.b, handshake("b", "", random_nonce()), terms(4096), true);
     setup(p, a, b);
@@ -101,7 +95,7 @@ TEST_CASE("setup: without secrets, only a node that allows it accepts") {
     CHECK_FALSE(a.authenticated());
   }
   {
-    tcp_pair p;
+    test::linked_channels p;
     session_setup a(*p.a, handshake("a", "", random_nonce()), terms(4096), true);
     session_setup b(*p.b, handshake("b", "", random_nonce()), terms(4096), false);
     setup(p, a, b);
