@@ -26,9 +26,6 @@ struct connection_state {
   // When a delayed pump for the release batch is due, if one is set: one
   // timer at a time, not one per pump.
   std::optional<connection_core::clock::time_point> wake_at;
-  // When a delayed pump for the release batch is due, if one is set: one
-  // timer at a time, not one per pump.
-  std::optional<connection_core::clock::time_point> wake_at;
 
   ~connection_state() {
     if (watching)
