@@ -21,6 +21,7 @@ struct codec_context {
   const std::function<buffer(std::size_t)>* placed_in = nullptr;
   std::vector<bool> used;
   std::size_t body_size = 0;
+  std::uint64_t copied = 0;  // buffer bytes that went inline, through the body
 };
 
 thread_local codec_context* current = nullptr;
@@ -55,6 +56,8 @@ caf::error save_buffer(caf::serializer& f, const buffer& x) {
   }
   std::uint8_t tag = inline_bytes;
   std::size_t n = x.size();
+  if (ctx)
+    ctx->copied += n;
   return caf::error::eval(
       [&] { return f(tag); }, [&] { return f.begin_sequence(n); },
       [&] { return n > 0 ? f.apply_raw(n, const_cast<unsigned char*>(x.data())) : caf::error{}; },
@@ -90,6 +93,8 @@ caf::error load_buffer(caf::deserializer& f, buffer& x) {
   if (ctx && n > ctx->body_size)
     return fail("inline length " + std::to_string(n) + " exceeds the message");
   x = buffer::heap(n);
+  if (ctx)
+    ctx->copied += n;
   if (n > 0)
     if (auto err = f.apply_raw(n, x.data()))
       return err;
@@ -114,12 +119,13 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
     return false;
   }
   out.body.assign(bytes.begin(), bytes.end());
+  out.copied = ctx.copied;
   return true;
 }
 
 bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
                     std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
-                    caf::message& out, std::string& error) {
+                    caf::message& out, std::string& error, std::uint64_t* copied) {
   detail::codec_context ctx;
   ctx.placed_count = placed_count;
   ctx.placed_in = &placed;
@@ -144,6 +150,8 @@ bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size
       return false;
     }
   out = std::move(m);
+  if (copied)
+    *copied = ctx.copied;
   return true;
 }
 

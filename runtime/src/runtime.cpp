@@ -1,36 +1,107 @@
 #include <riomesh/runtime.hpp>
 
+#include <riomesh/actors/progress/progress_loop.hpp>
 #include <riomesh/actors/scheduler.hpp>
+#include <riomesh/buffer_inspect.hpp>
+#include <riomesh/buffer_pool.hpp>
+#include <riomesh/channels/listener.hpp>
+#include <riomesh/config/address.hpp>
 #include <riomesh/config/loader.hpp>
+#include <riomesh/log.hpp>
 
-#include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <algorithm>
+#include <stdexcept>
 
 namespace riomesh {
 namespace {
 
-std::unique_ptr<caf::actor_system_config> make_config(const config::settings& s) {
+std::unique_ptr<caf::actor_system_config> make_config(const config::settings& s,
+                                                      const runtime::configure_fn& configure) {
   auto cfg = std::make_unique<caf::actor_system_config>();
   actors::apply(s.runtime, *cfg);
+  cfg->add_error_category(error_category(), render_error);
+  cfg->add_message_type<buffer>("riomesh::buffer");
+  if (configure)
+    configure(*cfg);
   return cfg;
+}
+
+actors::directory_params directory_params_of(const config::settings& s) {
+  actors::directory_params d;
+  auto& n = d.node;
+  n.listen = s.node.listen;
+  n.peers = s.cluster.peers;
+  n.insecure = s.cluster.insecure;
+  n.channel = channels::channel_options::from(s);
+  auto& c = n.connection;
+  c.node_name = s.node.name;
+  c.secret = s.cluster.secret;
+  c.arena_size = s.channel.arena;
+  c.max_pending = s.channel.max_pending;
+  // Inline bodies hold everything below the threshold, and a little more.
+  c.max_body = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1u << 20, 2 * s.channel.eager_threshold + (64u << 10)));
+  // The timers run a few times per keepalive, and often enough to notice a
+  // silent peer well within peer_timeout.
+  auto keep = std::chrono::duration_cast<std::chrono::milliseconds>(
+      s.channel.keepalive.count() > 0 ? s.channel.keepalive : s.channel.peer_timeout);
+  c.tick = std::clamp(keep / 4, std::chrono::milliseconds(10), std::chrono::milliseconds(250));
+  d.eager_threshold = s.channel.eager_threshold;
+  return d;
 }
 
 }  // namespace
 
 struct runtime::impl {
-  explicit impl(config::settings s)
-      : settings(std::move(s)), cfg(make_config(settings)), system(*cfg) {}
+  impl(config::settings s, const configure_fn& configure)
+      : settings(std::move(s)),
+        cfg(make_config(settings, configure)),
+        system(*cfg),
+        pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, nullptr)) {
+    logging::set_level(settings.logging.level);
+    if (settings.cluster.secret.empty() && !settings.cluster.insecure &&
+        !config::is_loopback(settings.node.listen))
+      throw std::runtime_error("node '" + settings.node.name + "': listening on " +
+                               config::to_string(settings.node.listen) +
+                               " without a cluster secret; set cluster.secret_file, listen on "
+                               "loopback, or set cluster.insecure: true");
+    auto params = directory_params_of(settings);
+    std::string error;
+    std::shared_ptr<channels::listener> l =
+        channels::listen(params.node.listen, params.node.channel, error);
+    if (!l)
+      throw std::runtime_error("node '" + settings.node.name + "': " + error);
+    port = l->port();
+    directory = actors::spawn_directory(system, loop, params, std::move(l));
+  }
+  ~impl() {
+    stop();
+    directory = nullptr;
+  }
+  void stop() {
+    if (directory)
+      caf::anon_send(directory, actors::stop_atom::value);
+  }
 
   config::settings settings;
+  actors::progress_loop loop;                     // outlives the actor system
   std::unique_ptr<caf::actor_system_config> cfg;  // must outlive `system`
   caf::actor_system system;
+  std::unique_ptr<buffer_pool> pool;
+  caf::actor directory;
+  std::uint16_t port = 0;
 };
 
-runtime::runtime(config::settings settings) : impl_(std::make_unique<impl>(std::move(settings))) {}
+runtime::runtime(config::settings settings, configure_fn configure)
+    : impl_(std::make_unique<impl>(std::move(settings), configure)) {}
 
-runtime runtime::from_file(const std::string& path, const config::overrides& extra) {
-  return runtime{config::load_file(path, extra)};
+runtime runtime::from_file(const std::string& path, const config::overrides& extra,
+                           configure_fn configure) {
+  return runtime{config::load_file(path, extra), std::move(configure)};
 }
 
 runtime::runtime(runtime&&) noexcept = default;
@@ -41,12 +112,93 @@ const config::settings& runtime::settings() const {
   return impl_->settings;
 }
 
+const std::string& runtime::node_name() const {
+  return impl_->settings.node.name;
+}
+
+std::uint16_t runtime::port() const {
+  return impl_->port;
+}
+
 std::size_t runtime::worker_threads() const {
   return impl_->system.scheduler().num_workers();
 }
 
 caf::actor_system& runtime::system() {
   return impl_->system;
+}
+
+std::string runtime::interface_of(const std::set<std::string>& types) {
+  std::string out;
+  for (auto& t : types)
+    out += (out.empty() ? "" : "\n") + t;
+  return out;
+}
+
+bool runtime::publish_ptr(caf::strong_actor_ptr who, const std::string& name,
+                          std::string interface) {
+  caf::scoped_actor self{impl_->system};
+  bool ok = false;
+  self->request(impl_->directory, std::chrono::seconds(10), actors::publish_atom::value, name,
+                std::move(who), std::move(interface))
+      .receive([&](bool done) { ok = done; }, [&](caf::error&) {});
+  return ok;
+}
+
+bool runtime::unpublish(const std::string& name) {
+  caf::scoped_actor self{impl_->system};
+  bool ok = false;
+  self->request(impl_->directory, std::chrono::seconds(10), actors::publish_atom::value, name)
+      .receive([&](bool done) { ok = done; }, [&](caf::error&) {});
+  return ok;
+}
+
+caf::expected<caf::strong_actor_ptr> runtime::resolve(const std::string& node,
+                                                      const std::string& name,
+                                                      std::chrono::milliseconds timeout,
+                                                      std::string& interface) {
+  caf::scoped_actor self{impl_->system};
+  caf::expected<caf::strong_actor_ptr> out{caf::strong_actor_ptr{}};
+  // The directory times out first, with the better reason.
+  self->request(impl_->directory, timeout + std::chrono::seconds(5), actors::resolve_atom::value,
+                node, name, timeout)
+      .receive(
+          [&](caf::strong_actor_ptr& who, std::string& iface) {
+            out = std::move(who);
+            interface = std::move(iface);
+          },
+          [&](caf::error& e) { out = std::move(e); });
+  return out;
+}
+
+buffer runtime::allocate(std::size_t size) {
+  return impl_->pool->allocate(size);
+}
+
+buffer runtime::wrap(void* data, std::size_t size, std::function<void()> release) {
+  if (size < impl_->settings.channel.eager_threshold) {
+    auto b = buffer::copy_of(data, size);
+    if (release)
+      release();
+    return b;
+  }
+  return buffer::wrap(data, size, std::move(release));
+}
+
+node_stats runtime::stats() {
+  caf::scoped_actor self{impl_->system};
+  node_stats out;
+  self->request(impl_->directory, std::chrono::seconds(15), actors::stats_atom::value)
+      .receive([&](node_stats& s) { out = std::move(s); }, [&](caf::error&) {});
+  return out;
+}
+
+void runtime::notify_writable(const std::string& node, const caf::actor& who) {
+  caf::anon_send(impl_->directory, actors::notify_atom::value, node, who);
+}
+
+void runtime::stop() {
+  impl_->stop();
 }
 
 }  // namespace riomesh

@@ -26,6 +26,11 @@ class buffer {
     arena,  // placed by a peer into this node's arena on arrival
   };
 
+  // A byte container for CAF's type traits, so a bare buffer can be a
+  // message element; its inspect (buffer_inspect.hpp) still decides how
+  // it is serialized.
+  using value_type = unsigned char;
+
   buffer() = default;
   static buffer copy_of(const void* data, std::size_t size);
   // `size` uninitialized bytes on the heap (origin copy), to fill.

@@ -10,6 +10,7 @@
 
 #include <caf/fwd.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ namespace riomesh {
 struct encoded_message {
   std::vector<unsigned char> body;
   std::vector<buffer> placed;  // for descriptors 0, 1, ... in this order
+  std::uint64_t copied = 0;    // buffer bytes that went inline instead
 };
 
 // False with `error` set (the message names the type that failed).
@@ -26,9 +28,10 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
                     encoded_message& out, std::string& error);
 
 // `placed(i)` is the buffer for descriptor i < `placed_count`, a view of
-// where its bytes landed.
+// where its bytes landed. `copied`, if given, gets the buffer bytes that
+// came inline (copied out of the body).
 bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
                     std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
-                    caf::message& out, std::string& error);
+                    caf::message& out, std::string& error, std::uint64_t* copied = nullptr);
 
 }  // namespace riomesh

@@ -2,9 +2,11 @@
 #include <riomesh/actors/connection/connection_actor.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/progress/progress_loop.hpp>
+#include <riomesh/errc.hpp>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 
@@ -19,10 +21,16 @@ struct connection_state {
   connection_params params;
   caf::actor owner;
   std::unique_ptr<session_setup> setup;
-  std::unique_ptr<unsigned char[]> arena;
+  std::shared_ptr<unsigned char[]> arena;  // views of it hold it too
   std::unique_ptr<connection_core> core;
   std::vector<outbound_message> early;  // submitted before setup finished
   bool watching = false, pump_queued = false, closed = false;
+  // A send was refused as congested: the owner hears when the queue has
+  // drained to half.
+  bool congested = false;
+  // Stopping: no new sends; what is queued goes out, then a clean shutdown.
+  bool draining = false, shut = false;
+  caf::response_promise drained;
   // When a delayed pump for the release batch is due, if one is set: one
   // timer at a time, not one per pump.
   std::optional<connection_core::clock::time_point> wake_at;
@@ -66,6 +74,7 @@ void become_connected(self_ptr self) {
   s.peer_max_body = peer.max_body;
   s.peer_max_buffers = peer.max_buffers;
   st.arena.reset(new unsigned char[st.params.arena_size]);
+  s.arena_owner = st.arena;
   // Releases come from any thread; the weak address keeps no cycle.
   caf::actor_addr me = self->address();
   st.core = std::make_unique<connection_core>(*st.ch, st.arena.get(), s, [me] {
@@ -96,6 +105,20 @@ void pump(self_ptr self) {
     moved = st.core->pump() || moved;
     for (auto& m : st.core->take_inbound())
       self->send(st.owner, inbound_atom::value, std::move(m));
+    if (st.draining && st.core->idle() && st.ch->drained()) {
+      if (!st.shut) {
+        st.shut = true;
+        st.ch->shutdown(channels::shutdown_how::write);
+        moved = true;
+      } else {
+        st.drained.deliver(true);
+        return close(self, "this node stopped");
+      }
+    }
+    if (st.congested && st.core->stats().queue_depth <= st.params.max_pending / 2) {
+      st.congested = false;
+      self->send(st.owner, writable_atom::value);
+    }
     if (st.core->closed())
       return close(self, st.core->reason());
     auto now = connection_core::clock::now();
@@ -158,15 +181,31 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         c.queue_depth += st.early.size();
         return c;
       },
+      [=](stop_atom) -> caf::result<bool> {
+        auto& st = self->state;
+        if (st.closed)
+          return true;
+        if (!st.core) {
+          close(self, "this node stopped");
+          return true;
+        }
+        st.draining = true;
+        st.drained = self->make_response_promise();
+        queue_pump(self);
+        return st.drained;
+      },
       [=](outbound_atom, outbound_message& m) -> caf::result<std::uint64_t> {
         auto& st = self->state;
         auto peer = "peer " + st.ch->peer() + ": ";
         if (st.closed)
-          return caf::make_error(caf::sec::request_receiver_down, peer + "connection closed");
+          return make_error(errc::node_lost, peer + "connection closed");
+        if (st.draining)
+          return make_error(errc::stopped, peer + "this node is stopping");
         if (!st.core) {
-          if (st.early.size() >= st.params.max_pending)
-            return caf::make_error(caf::sec::request_timeout,
-                                   peer + "congested (setup not finished, queue full)");
+          if (st.early.size() >= st.params.max_pending) {
+            st.congested = true;
+            return make_error(errc::congested, peer + "setup not finished, queue full");
+          }
           st.early.push_back(std::move(m));
           return st.early.size();
         }
@@ -175,22 +214,21 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
             queue_pump(self);
             return st.core->stats().queue_depth;
           case connection_core::submit_status::congested:
-            return caf::make_error(caf::sec::request_timeout,
-                                   peer + "congested: " + std::to_string(st.params.max_pending) +
-                                       " messages already queued");
+            st.congested = true;
+            return make_error(errc::congested, peer + std::to_string(st.params.max_pending) +
+                                                   " messages already queued");
           case connection_core::submit_status::too_large: {
             const auto& t = st.setup->peer_terms();
-            return caf::make_error(caf::sec::invalid_argument,
-                                   peer + "message larger than the peer accepts (arena " +
-                                       std::to_string(t.arena_size) + " bytes, body " +
-                                       std::to_string(t.max_body) + " bytes, " +
-                                       std::to_string(t.max_buffers) + " buffers)");
+            return make_error(errc::too_large, peer +
+                                                   "message larger than the peer accepts (arena " +
+                                                   std::to_string(t.arena_size) + " bytes, body " +
+                                                   std::to_string(t.max_body) + " bytes, " +
+                                                   std::to_string(t.max_buffers) + " buffers)");
           }
           case connection_core::submit_status::closed:
             break;
         }
-        return caf::make_error(caf::sec::request_receiver_down,
-                               peer + "connection closed: " + st.core->reason());
+        return make_error(errc::node_lost, peer + "connection closed: " + st.core->reason());
       },
   };
 }

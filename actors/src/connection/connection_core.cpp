@@ -183,11 +183,12 @@ void connection_core::deliver(envelope&& e) {
   }
   inbound_message m;
   auto shared = released_;
+  auto owner = settings_.arena_owner;
   for (const auto& r : e.buffers) {
     // The peer's space is whole allocations: give back what it took.
     arena_range range{r.offset, arena_allocator::round_up(r.length)};
     m.placed.push_back(
-        buffer::adopt(arena_ + r.offset, r.length, buffer::origin::arena, [shared, range] {
+        buffer::adopt(arena_ + r.offset, r.length, buffer::origin::arena, [shared, owner, range] {
           std::function<void()> wake;
           {
             std::lock_guard<std::mutex> guard(shared->lock);

@@ -16,6 +16,12 @@ const char* to_string(envelope_kind k) {
       return "error";
     case envelope_kind::release:
       return "release";
+    case envelope_kind::resolve:
+      return "resolve";
+    case envelope_kind::resolved:
+      return "resolved";
+    case envelope_kind::down:
+      return "down";
   }
   return "unknown";
 }

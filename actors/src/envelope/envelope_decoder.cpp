@@ -10,7 +10,7 @@ namespace {
 
 bool known_kind(std::uint8_t k) {
   return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
-         k <= static_cast<std::uint8_t>(envelope_kind::release);
+         k <= static_cast<std::uint8_t>(envelope_kind::down);
 }
 
 }  // namespace
@@ -46,6 +46,8 @@ bool envelope_decoder::check_header() {
                 std::to_string(limits_.max_body) + " allowed");
   if (current_.kind == envelope_kind::release && body_left_ != 0)
     return fail("a release carries no body");
+  if (current_.kind >= envelope_kind::resolve && buffers_left_ != 0)
+    return fail(std::string{"a "} + to_string(current_.kind) + " carries no buffers");
   current_.buffers.reserve(buffers_left_);
   current_.body.reserve(body_left_);
   return true;

@@ -3,6 +3,7 @@
 #include <riomesh/actors/node/node_actor.hpp>
 #include <riomesh/actors/progress/progress_loop.hpp>
 #include <riomesh/config/address.hpp>
+#include <riomesh/errc.hpp>
 
 #include <caf/actor_system.hpp>
 #include <caf/blocking_actor.hpp>
@@ -39,6 +40,7 @@ struct node_state {
   std::map<std::string, config::endpoint> configured;
   std::map<std::string, std::string> pending_loss;  // peer -> reason, within loss_grace
   bool timer_set = false;
+  bool stopping = false;  // draining: no dials, no new connections
 
   ~node_state() {
     if (listener)
@@ -86,6 +88,8 @@ void dial(caf::blocking_actor*, caf::actor node, std::string peer, config::endpo
 void dial_due(self_ptr self) {
   auto& st = self->state;
   st.timer_set = false;
+  if (st.stopping)
+    return;
   caf::actor me = caf::actor_cast<caf::actor>(self);
   auto now = clock::now();
   for (const auto& peer : st.redial->due(now)) {
@@ -180,6 +184,65 @@ void on_closed(self_ptr self, const std::string& reason) {
   }
 }
 
+// Asks every connection for its counters; answers when all have (a
+// connection that closes meanwhile is left out).
+caf::result<peer_counters> gather_stats(self_ptr self) {
+  struct gathering {
+    caf::typed_response_promise<peer_counters> rp;
+    peer_counters out;
+    std::size_t left = 0;
+    void one_done() {
+      if (--left == 0)
+        rp.deliver(std::move(out));
+    }
+  };
+  auto& st = self->state;
+  if (st.by_peer.empty())
+    return peer_counters{};
+  auto g = std::make_shared<gathering>();
+  g->rp = self->make_response_promise<peer_counters>();
+  g->left = st.by_peer.size();
+  for (auto& [peer, conn] : st.by_peer)
+    self->request(conn, std::chrono::seconds(5), stats_atom::value)
+        .then(
+            [g, peer = peer](connection_core::counters& c) {
+              g->out.emplace_back(peer, c);
+              g->one_done();
+            },
+            [g](caf::error&) { g->one_done(); });
+  return g->rp;
+}
+
+// Every connection drains (bounded by `drain_limit`), then the node quits;
+// answered when it has.
+caf::result<bool> drain(self_ptr self) {
+  struct draining {
+    caf::response_promise rp;
+    self_ptr self;
+    std::size_t left = 0;
+    void one_done() {
+      if (--left == 0) {
+        for (auto& [addr, l] : self->state.links)  // those that outlasted the limit
+          self->send_exit(l.conn, caf::exit_reason::user_shutdown);
+        self->state.links.clear();
+        rp.deliver(true);
+        self->quit();
+      }
+    }
+  };
+  auto& st = self->state;
+  st.stopping = true;
+  auto d = std::make_shared<draining>();
+  d->rp = self->make_response_promise();
+  d->self = self;
+  d->left = st.links.size() + 1;
+  for (auto& [addr, l] : st.links)
+    self->request(l.conn, st.params.drain_limit, stop_atom::value)
+        .then([d](bool) { d->one_done(); }, [d](caf::error&) { d->one_done(); });
+  d->one_done();
+  return d->rp;
+}
+
 caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor owner,
                    std::shared_ptr<channels::listener> listener) {
   auto& st = self->state;
@@ -215,7 +278,8 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
               st.listener->accept(std::chrono::milliseconds(0), error);
           if (!ch)
             break;
-          adopt(self, std::move(ch), "", false);
+          if (!st.stopping)
+            adopt(self, std::move(ch), "", false);
         }
         st.loop->rearm(st.listener->fd());
       },
@@ -231,7 +295,7 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
       },
       [=](dialed_atom, const std::string& peer, std::shared_ptr<channels::channel>& ch,
           const std::string& error) {
-        if (ch)
+        if (ch && !self->state.stopping)
           adopt(self, std::move(ch), peer, true);
         else
           lost(self, peer, "cannot connect: " + error);
@@ -246,14 +310,21 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
         if (it != self->state.links.end() && it->second.up)
           self->send(self->state.owner, inbound_atom::value, it->second.peer, std::move(m));
       },
+      [=](writable_atom) {
+        auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+        auto it = self->state.links.find(from);
+        if (it != self->state.links.end() && it->second.up)
+          self->send(self->state.owner, writable_atom::value, it->second.peer);
+      },
+      [=](stop_atom) -> caf::result<bool> { return drain(self); },
+      [=](stats_atom) -> caf::result<peer_counters> { return gather_stats(self); },
       [=](outbound_atom, const std::string& peer,
           outbound_message& m) -> caf::result<std::uint64_t> {
         auto& st = self->state;
         auto it = st.by_peer.find(peer);
         if (it == st.by_peer.end())
-          return caf::make_error(caf::sec::invalid_argument,
-                                 st.configured.count(peer) ? "node '" + peer + "' is not connected"
-                                                           : "unknown node '" + peer + "'");
+          return st.configured.count(peer) ? make_error(errc::not_connected, "node '" + peer + "'")
+                                           : make_error(errc::unknown_node, "node '" + peer + "'");
         // The connection answers the requester directly.
         self->delegate(it->second, outbound_atom::value, std::move(m));
         return caf::delegated<std::uint64_t>{};
@@ -270,7 +341,12 @@ caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_pa
   std::shared_ptr<channels::listener> l = channels::listen(p.listen, p.channel, error);
   if (!l)
     throw std::runtime_error(error);
-  return sys.spawn(node, &loop, p, std::move(owner), std::move(l));
+  return spawn_node(sys, loop, p, std::move(owner), std::move(l));
+}
+
+caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_params& p,
+                      caf::actor owner, std::shared_ptr<channels::listener> listener) {
+  return sys.spawn(node, &loop, p, std::move(owner), std::move(listener));
 }
 
 }  // namespace riomesh::actors

@@ -1,35 +1,120 @@
-// The embedding API: one riomesh node inside a user's program.
+// The embedding API: one riomesh node inside a user's program. It starts
+// CAF's actor system, the progress thread, the listener and the
+// connections to the configured peers; actors on other nodes are reached
+// through proxies used like local handles:
+//
+//   riomesh::runtime rt{settings, [](caf::actor_system_config& cfg) {
+//     cfg.add_message_type<my_msg>("my_msg");   // what crosses the wire
+//   }};
+//   rt.publish(worker, "worker");
+//   auto w = rt.remote_actor<worker_actor>("node-b", "worker");  // expected<Handle>
+//   self->request(*w, 1s, job{rt.allocate(64 << 20)})...
+//
+// Errors are of the category riomesh (riomesh/errc.hpp). A one-way message
+// that cannot go out comes back to its sender as
+// (riomesh::undelivered_atom, node, error); notify_writable() asks for
+// (riomesh::writable_atom, node) when a congested peer drains.
 #pragma once
 
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/directory/directory.hpp>
+#include <riomesh/buffer.hpp>
 #include <riomesh/config/overrides.hpp>
 #include <riomesh/config/settings.hpp>
+#include <riomesh/errc.hpp>
 
+#include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/expected.hpp>
+
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
-
-namespace caf {
-class actor_system;
-}
+#include <type_traits>
 
 namespace riomesh {
 
+using actors::undelivered_atom;
+using actors::writable_atom;
+using node_stats = actors::node_stats;
+
 class runtime {
  public:
-  // Starts the actor system of a node with validated settings.
-  explicit runtime(config::settings settings);
+  using configure_fn = std::function<void(caf::actor_system_config&)>;
+
+  // Starts a node with validated settings; throws std::runtime_error naming
+  // the address if it cannot listen. `configure` adds the application's
+  // message types (and anything else) before the actor system starts.
+  explicit runtime(config::settings settings, configure_fn configure = {});
   // Loads, validates and starts; throws config::error for a bad file.
-  static runtime from_file(const std::string& path, const config::overrides& extra = {});
+  static runtime from_file(const std::string& path, const config::overrides& extra = {},
+                           configure_fn configure = {});
 
   runtime(runtime&&) noexcept;
   runtime& operator=(runtime&&) noexcept;
   ~runtime();  // stops
 
   const config::settings& settings() const;
+  const std::string& node_name() const;
+  std::uint16_t port() const;  // where it listens (the real one for port 0)
   std::size_t worker_threads() const;
   caf::actor_system& system();
 
+  // Names an actor for the other nodes; it stays alive while published.
+  template <class Handle>
+  bool publish(const Handle& h, const std::string& name) {
+    return publish_ptr(caf::actor_cast<caf::strong_actor_ptr>(h), name,
+                       interface_of(system().message_types(h)));
+  }
+  bool unpublish(const std::string& name);
+
+  // The actor published as `name` on `node`, as a proxy (a local handle for
+  // this node's own name). Waits up to `timeout` for a configured node to
+  // connect and answer. A typed Handle must match the published interface.
+  template <class Handle = caf::actor>
+  caf::expected<Handle> remote_actor(const std::string& node, const std::string& name,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    std::string remote_interface;
+    auto ptr = resolve(node, name, timeout, remote_interface);
+    if (!ptr)
+      return std::move(ptr.error());
+    if (!std::is_same<Handle, caf::actor>::value) {
+      auto want = interface_of(system().template message_types<Handle>());
+      if (want != remote_interface)
+        return make_error(errc::interface_mismatch, "'" + name + "' on node '" + node +
+                                                        "' has interface {" + remote_interface +
+                                                        "}, expected {" + want + "}");
+    }
+    return caf::actor_cast<Handle>(std::move(*ptr));
+  }
+
+  // `size` bytes of the node's registered pool: placed at the receiver
+  // without a copy when sent at or above eager_threshold.
+  buffer allocate(std::size_t size);
+  // The user's memory, given back through `release` when the last handle
+  // drops; below eager_threshold it is copied at once (and released).
+  buffer wrap(void* data, std::size_t size, std::function<void()> release);
+
+  // Counters of this node and of each connection.
+  node_stats stats();
+  // `who` gets (writable_atom, node) once `node`'s queue, congested, drains.
+  void notify_writable(const std::string& node, const caf::actor& who);
+
+  // Fails what waits on peers (errc::stopped), closes the connections and
+  // ends the node's actors; the destructor does it too.
+  void stop();
+
  private:
+  static std::string interface_of(const std::set<std::string>& types);
+  bool publish_ptr(caf::strong_actor_ptr who, const std::string& name, std::string interface);
+  caf::expected<caf::strong_actor_ptr> resolve(const std::string& node, const std::string& name,
+                                               std::chrono::milliseconds timeout,
+                                               std::string& interface);
+
   struct impl;
   std::unique_ptr<impl> impl_;
 };

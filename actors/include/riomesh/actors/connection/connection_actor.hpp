@@ -4,10 +4,14 @@
 //   (connected_atom, peer name, authenticated)
 //   (inbound_atom, inbound_message)      for each message that arrived
 //   (closed_atom, reason)                once, then it quits
+//   (writable_atom)                      a send was refused as congested,
+//                                        and the queue has drained to half
 // It takes (outbound_atom, outbound_message) requests, answered with the
-// queue depth or an error (congested, too large, closed): never a silent
-// drop. Messages sent before setup finishes wait, within max_pending.
-// (stats_atom) answers with the connection_core::counters. It runs the
+// queue depth or a riomesh error (errc::congested, too_large, node_lost):
+// never a silent drop. Messages sent before setup finishes wait, within max_pending.
+// (stats_atom) answers with the connection_core::counters. (stop_atom)
+// drains: no new sends, the queue goes out, the channel shuts down
+// cleanly; answered with true once closed (the owner bounds the wait). It runs the
 // channel's timers every params.tick, so it lives until it closes or is
 // told to exit: its owner must do one or the other.
 #pragma once

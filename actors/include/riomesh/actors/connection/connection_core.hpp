@@ -48,6 +48,10 @@ class connection_core {
     // ones it would refuse, closing the connection.
     std::uint32_t peer_max_body = 1u << 20;
     std::uint16_t peer_max_buffers = 256;
+    // Owns the arena's memory, if anything does: every view holds it, so a
+    // delivered buffer stays readable after its connection is gone, and
+    // the memory goes when the connection and the last view have.
+    std::shared_ptr<void> arena_owner;
   };
   struct counters {
     std::uint64_t messages_out = 0, messages_in = 0;
@@ -77,6 +81,8 @@ class connection_core {
   bool closed() const { return !reason_.empty() || ch_.closed(); }
   std::string reason() const { return reason_.empty() ? ch_.reason() : reason_; }
   counters stats() const;
+  // Nothing queued, nothing half sent, no iowrite in flight.
+  bool idle() const { return queue_.empty() && in_flight_.empty() && out_bytes_.empty(); }
   // When pump() must run even if nothing else happens (a release batch
   // waiting for its delay).
   std::optional<clock::time_point> deadline() const { return batch_.deadline(); }

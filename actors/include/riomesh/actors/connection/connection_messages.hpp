@@ -5,8 +5,18 @@
 
 #include <riomesh/actors/connection/connection_core.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace riomesh::actors {
+// Each connected peer's counters, as the node actor answers (stats_atom).
+using peer_counters = std::vector<std::pair<std::string, connection_core::counters>>;
+}  // namespace riomesh::actors
+
 #include <caf/allowed_unsafe_message_type.hpp>
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::outbound_message)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::inbound_message)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::connection_core::counters)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::peer_counters)

@@ -26,6 +26,10 @@ enum class envelope_kind : std::uint8_t {
   response = 3,
   error = 4,    // a request failed: the body says why
   release = 5,  // no body: the descriptors are arena ranges given back
+  // The directory's own traffic (no descriptors):
+  resolve = 6,   // body: a published name; request id: the asker's
+  resolved = 7,  // sender: the actor's id, 0 if none; body: its typed interface
+  down = 8,      // sender: an actor the peer knows has exited; body: why
 };
 const char* to_string(envelope_kind k);
 

@@ -5,9 +5,12 @@
 //   (connected_atom, peer, authenticated)
 //   (closed_atom, peer, reason)            a connection ended, or a dial failed
 //   (inbound_atom, peer, inbound_message)
+//   (writable_atom, peer)                  a congested peer drained to half
 // and takes (outbound_atom, peer, outbound_message) requests, answered as
-// the connection answers, or with an error naming an unknown or
-// unconnected node; (port_atom) answers the port it listens on.
+// the connection answers, or with errc::unknown_node / not_connected;
+// (port_atom) answers the port it listens on, (stats_atom) each connected
+// peer's counters (peer_counters), (stop_atom) drains every connection
+// and quits, answering true when done.
 //
 // Two nodes that dial each other at once end up with one connection: the
 // one the node with the smaller name dialed.
@@ -19,6 +22,8 @@
 #include <riomesh/config/settings.hpp>
 
 #include <caf/fwd.hpp>
+
+#include <memory>
 
 #include <string>
 #include <vector>
@@ -36,10 +41,15 @@ struct node_params {
   // that peer is up this long after: when two nodes dial each other, one
   // connection is dropped, and its peer may see that before the other.
   std::chrono::milliseconds loss_grace{250};
+  // How long stopping waits for each connection to send what it has queued.
+  std::chrono::milliseconds drain_limit{2000};
 };
 
 // Throws std::runtime_error naming the address if it cannot listen.
 caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_params& p,
                       caf::actor owner);
+// With a listener already open at p.listen.
+caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_params& p,
+                      caf::actor owner, std::shared_ptr<channels::listener> listener);
 
 }  // namespace riomesh::actors

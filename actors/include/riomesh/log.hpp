@@ -1,0 +1,25 @@
+// One line per event on stderr, by level: "riomesh[node] warn: text". Lines
+// from different threads never interleave.
+#pragma once
+
+#include <riomesh/config/settings.hpp>
+
+#include <string>
+
+namespace riomesh::logging {
+
+void set_level(config::log_level level);
+bool enabled(config::log_level level);
+void write(config::log_level level, const std::string& node, const std::string& text);
+
+inline void warn(const std::string& node, const std::string& text) {
+  write(config::log_level::warn, node, text);
+}
+inline void info(const std::string& node, const std::string& text) {
+  write(config::log_level::info, node, text);
+}
+inline void debug(const std::string& node, const std::string& text) {
+  write(config::log_level::debug, node, text);
+}
+
+}  // namespace riomesh::logging

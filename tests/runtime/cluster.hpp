@@ -1,0 +1,71 @@
+// Runtimes in one test process, joined over tcp on loopback, or over rdma
+// on the VM's soft-RoCE device when RIOMESH_CHANNEL=rdma (tools/vm-run.sh),
+// and the message types the runtime tests send.
+#pragma once
+
+#include <riomesh/buffer_inspect.hpp>
+#include <riomesh/runtime.hpp>
+
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace riomesh::test {
+
+// A buffer with a sequence number: what one-way streams carry.
+struct blob {
+  std::uint64_t seq = 0;
+  buffer data;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, blob& x) {
+  return f(caf::meta::type_name("test::blob"), x.seq, x.data);
+}
+
+using sum_atom = caf::atom_constant<caf::atom("t_sum")>;
+using echo_atom = caf::atom_constant<caf::atom("t_echo")>;
+using count_atom = caf::atom_constant<caf::atom("t_count")>;
+using add_atom = caf::atom_constant<caf::atom("t_add")>;
+
+// A typed calculator: the typed request / response tests.
+using calc_actor = caf::typed_actor<caf::replies_to<add_atom, int, int>::with<int>>;
+calc_actor::behavior_type calc(calc_actor::pointer self);
+
+// Untyped: (sum_atom, buffer) -> checksum; (echo_atom, buffer) -> buffer;
+// blob: counted, checked, in order per sender (gaps allowed, for sends
+// refused as congested); (count_atom) -> (count, all intact and in order).
+caf::behavior sink(caf::event_based_actor* self);
+// The same, taking `per_blob` for each blob: a receiver that falls behind.
+caf::behavior paced_sink(caf::event_based_actor* self, std::chrono::milliseconds per_blob);
+
+std::uint64_t checksum(const buffer& b);
+void fill(buffer& b, std::uint64_t seed);
+bool matches(const buffer& b, std::uint64_t seed);  // filled with that seed
+
+std::string fabric_under_test();  // "tcp" or "rdma"
+
+// Settings for a test node; peers are (name, port) of nodes started before.
+config::settings node_settings(const std::string& name,
+                               std::vector<std::pair<std::string, std::uint16_t>> peers = {},
+                               const std::string& secret = "0123456789abcdef-test");
+void add_test_types(caf::actor_system_config& cfg);
+std::unique_ptr<runtime> start_node(const config::settings& s);
+
+// The error of `x` rendered, or "" if it holds a value (doctest may
+// stringify a message even when the check passes).
+template <class T>
+std::string error_text(runtime& rt, const caf::expected<T>& x) {
+  return x ? std::string{} : rt.system().render(x.error());
+}
+
+}  // namespace riomesh::test
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<std::uint64_t>)

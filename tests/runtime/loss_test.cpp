@@ -1,0 +1,161 @@
+// What a node sees when a remote actor or a whole node goes away: down
+// messages on monitored proxies, requests that fail instead of hanging,
+// the connection coming back when the node returns; and peers that may
+// not connect at all (wrong secret).
+#include "cluster.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/response_promise.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+
+#include <doctest/doctest.h>
+
+#include <future>
+
+using namespace riomesh;
+using namespace riomesh::test;
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+// Takes requests and never answers them (the promises are kept, so CAF
+// sends no error either). The promises hold the actor: it must be told to
+// exit.
+caf::behavior black_hole(caf::event_based_actor* self) {
+  auto held = std::make_shared<std::vector<caf::response_promise>>();
+  return {[=](count_atom) {
+    held->push_back(self->make_response_promise());
+    return held->back();
+  }};
+}
+
+// Waits for the down message of `watched`.
+caf::error wait_down(caf::scoped_actor& self, const caf::actor& watched, caf::duration limit) {
+  caf::error reason;
+  bool got = false;
+  self->receive(
+      [&](caf::down_msg& dm) {
+        got = dm.source == watched.address();
+        reason = dm.reason;
+      },
+      caf::after(limit) >> [] {});
+  REQUIRE_MESSAGE(got, "no down message");
+  return reason;
+}
+
+}  // namespace
+
+TEST_CASE("runtime: a monitored remote actor that exits sends its down message") {
+  auto b = start_node(node_settings("node-b"));
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  auto victim = b->system().spawn(sink);
+  b->publish(victim, "victim");
+  auto v = a->remote_actor("node-b", "victim");
+  REQUIRE(v);
+  caf::scoped_actor self{a->system()};
+  self->monitor(*v);
+  b->unpublish("victim");
+  caf::anon_send_exit(victim, caf::exit_reason::user_shutdown);
+  victim = nullptr;
+  auto why = wait_down(self, *v, caf::duration{5s});
+  CHECK(is(why, errc::actor_exited));
+  CHECK(a->system().render(why).find("user_shutdown") != std::string::npos);
+  // Sending to it now fails at once.
+  bool failed = false;
+  self->request(*v, 5s, count_atom::value)
+      .receive([](std::uint64_t, bool) {}, [&](caf::error&) { failed = true; });
+  CHECK(failed);
+}
+
+TEST_CASE("runtime: a lost node fails pending requests, fires monitors, and comes back") {
+  auto b_settings = node_settings("node-b");
+  auto b = start_node(b_settings);
+  auto port = b->port();
+  auto a = start_node(node_settings("node-a", {{"node-b", port}}));
+  auto hole = b->system().spawn(black_hole);
+  b->publish(hole, "hole");
+  b->publish(b->system().spawn(sink), "sink");
+  auto h = a->remote_actor("node-b", "hole");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(h);
+  REQUIRE(s);
+  caf::scoped_actor waiter{a->system()}, watcher{a->system()};
+  watcher->monitor(*s);
+  // A buffer that arrived from node-b (a view of the arena of a's
+  // connection to it), kept past the loss.
+  auto sent = a->allocate(1 << 20);
+  fill(sent, 77);
+  buffer kept;
+  waiter->request(*s, 10s, echo_atom::value, sent)
+      .receive([&](const buffer& back) { kept = back; },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  REQUIRE(kept.where() == buffer::origin::arena);
+  // A request that will never be answered, then the node goes away.
+  auto outcome = std::make_shared<std::promise<caf::error>>();
+  auto answered = outcome->get_future();
+  a->system().spawn([outcome, to = *h](caf::event_based_actor* self) {
+    self->request(to, 30s, count_atom::value)
+        .then([outcome](std::uint64_t, bool) { outcome->set_value(caf::error{}); },
+              [outcome](caf::error& e) { outcome->set_value(e); });
+  });
+  std::this_thread::sleep_for(100ms);
+  caf::anon_send_exit(hole, caf::exit_reason::kill);
+  hole = nullptr;
+  auto t0 = clock_type::now();
+  b.reset();
+  auto why = wait_down(watcher, *s, caf::duration{5s});
+  auto took = clock_type::now() - t0;
+  CHECK(is(why, errc::node_lost));
+  CHECK(took < a->settings().channel.peer_timeout + 1s);
+  REQUIRE(answered.wait_for(5s) == std::future_status::ready);
+  auto request_error = answered.get();
+  CHECK(is(request_error, errc::node_lost));
+  // The connection is gone; the view still reads what arrived.
+  CHECK(checksum(kept) == checksum(sent));
+  kept = buffer{};
+
+  // The node returns on its port: a redials, and names resolve again.
+  b_settings.node.listen.port = port;
+  b = start_node(b_settings);
+  b->publish(b->system().spawn(sink), "sink");
+  auto again = a->remote_actor("node-b", "sink", 10s);
+  REQUIRE_MESSAGE(again, error_text(*a, again));
+  auto data = a->allocate(1 << 20);
+  fill(data, 2);
+  std::uint64_t sum = 0;
+  waiter->request(*again, 10s, sum_atom::value, data)
+      .receive([&](std::uint64_t x) { sum = x; },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  CHECK(sum == checksum(data));
+}
+
+TEST_CASE("runtime: a wrong secret is refused, and the reason says so") {
+  auto b = start_node(node_settings("node-b"));
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}, "not-the-cluster-secret"));
+  b->publish(b->system().spawn(sink), "sink");
+  auto s = a->remote_actor("node-b", "sink", 1500ms);
+  REQUIRE_FALSE(s);
+  CHECK(is(s.error(), errc::not_connected));
+  auto text = a->system().render(s.error());
+  CAPTURE(text);
+  CHECK(text.find("secret") != std::string::npos);
+}
+
+TEST_CASE("runtime: no secret on a non-loopback address is refused at start") {
+  if (fabric_under_test() == "rdma")
+    return;  // the VM's device address is the only one rdma can use
+  auto s = node_settings("open");
+  s.cluster.secret.clear();
+  s.node.listen.host = "0.0.0.0";
+  try {
+    start_node(s);
+    FAIL("started without a secret on 0.0.0.0");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string{e.what()}.find("secret") != std::string::npos);
+  }
+  s.cluster.insecure = true;  // unless the config says so
+  CHECK_NOTHROW(start_node(s));
+}

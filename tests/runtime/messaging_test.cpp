@@ -1,0 +1,198 @@
+// Actors on two and three runtimes in one process: typed request /
+// response, buffers of every size class placed or inline, one-way streams
+// in order, errors that say what went wrong, and the copy counters.
+#include "cluster.hpp"
+
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace riomesh;
+using namespace riomesh::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct two_nodes {
+  std::unique_ptr<runtime> b, a;  // a dials b
+  two_nodes() {
+    b = start_node(node_settings("node-b"));
+    a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  }
+};
+
+std::uint64_t remote_sum(runtime& rt, const caf::actor& to, const buffer& data) {
+  caf::scoped_actor self{rt.system()};
+  std::uint64_t got = 0;
+  self->request(to, 60s, sum_atom::value, data)
+      .receive([&](std::uint64_t s) { got = s; },
+               [&](caf::error& e) { FAIL("sum of ", data.size(), " B: ", rt.system().render(e)); });
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(two_nodes, "runtime: typed request and response across nodes") {
+  b->publish(b->system().spawn(calc), "calc");
+  auto c = a->remote_actor<calc_actor>("node-b", "calc");
+  REQUIRE_MESSAGE(c, error_text(*a, c));
+  caf::scoped_actor self{a->system()};
+  int sum = 0;
+  self->request(*c, 5s, add_atom::value, 3, 4)
+      .receive([&](int r) { sum = r; }, [&](caf::error& e) { FAIL(a->system().render(e)); });
+  CHECK(sum == 7);
+
+  // The untyped view of the same actor works too; a wrong typed view does not.
+  CHECK(a->remote_actor("node-b", "calc"));
+  auto wrong = a->remote_actor<caf::typed_actor<caf::reacts_to<int>>>("node-b", "calc");
+  REQUIRE_FALSE(wrong);
+  CHECK(is(wrong.error(), errc::interface_mismatch));
+}
+
+TEST_CASE_FIXTURE(two_nodes, "runtime: buffers of every size arrive intact, placed or inline") {
+  b->publish(b->system().spawn(sink), "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE_MESSAGE(s, error_text(*a, s));
+  auto thr = a->settings().channel.eager_threshold;
+  for (std::size_t size :
+       {std::size_t{0}, std::size_t{1}, thr - 1, thr, thr + 1, std::size_t{64} << 20}) {
+    CAPTURE(size);
+    auto data = a->allocate(size);
+    fill(data, size);
+    CHECK(remote_sum(*a, *s, data) == checksum(data));
+  }
+  // Buffers come back too: the echo's buffer is placed in a's arena.
+  caf::scoped_actor self{a->system()};
+  auto big = a->allocate(4 << 20);
+  fill(big, 9);
+  self->request(*s, 30s, echo_atom::value, big)
+      .receive(
+          [&](const buffer& back) {
+            CHECK(back.where() == buffer::origin::arena);
+            CHECK(checksum(back) == checksum(big));
+          },
+          [&](caf::error& e) { FAIL(a->system().render(e)); });
+}
+
+TEST_CASE_FIXTURE(two_nodes, "runtime: pool buffers above the threshold are never copied") {
+  b->publish(b->system().spawn(sink), "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  auto thr = a->settings().channel.eager_threshold;
+  std::uint64_t sent = 0;
+  for (std::size_t size : {thr, thr + 1, std::size_t{1} << 20, std::size_t{8} << 20}) {
+    auto data = a->allocate(size);
+    fill(data, size);
+    CHECK(remote_sum(*a, *s, data) == checksum(data));
+    sent += size;
+  }
+  auto sa = a->stats(), sb = b->stats();
+  CHECK(sa.node.payload_copied_out == 0);
+  CHECK(sb.node.payload_copied_in == 0);
+  CHECK(sa.node.bytes_placed_out == sent);
+  CHECK(sb.node.bytes_placed_in == sent);
+  REQUIRE(sa.peers.size() == 1);
+  CHECK(sa.peers[0].first == "node-b");
+  CHECK(sa.peers[0].second.bytes_placed_out == sent);
+  // Small ones are copied, and counted as such.
+  auto small = a->allocate(100);
+  fill(small, 1);
+  CHECK(remote_sum(*a, *s, small) == checksum(small));
+  CHECK(a->stats().node.payload_copied_out == 100);
+}
+
+TEST_CASE_FIXTURE(two_nodes, "runtime: a one-way stream arrives complete and in order") {
+  b->publish(b->system().spawn(sink), "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  caf::scoped_actor self{a->system()};
+  constexpr std::uint64_t n = 2000;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    // Mixed sizes: inline and placed, interleaved.
+    auto data = a->allocate(i % 3 == 0 ? 100 * 1024 : 64);
+    fill(data, i);
+    self->send(*s, blob{i, data});
+  }
+  std::uint64_t count = 0;
+  bool in_order = false;
+  for (int tries = 0; tries < 200 && count < n; ++tries) {
+    self->request(*s, 10s, count_atom::value)
+        .receive(
+            [&](std::uint64_t c, bool ordered) {
+              count = c;
+              in_order = ordered;
+            },
+            [&](caf::error& e) { FAIL(a->system().render(e)); });
+    if (count < n)
+      std::this_thread::sleep_for(50ms);
+  }
+  CHECK(count == n);
+  CHECK(in_order);
+}
+
+TEST_CASE_FIXTURE(two_nodes, "runtime: errors name the node and the name") {
+  auto unknown = a->remote_actor("node-z", "sink", 200ms);
+  REQUIRE_FALSE(unknown);
+  CHECK(is(unknown.error(), errc::unknown_node));
+  CHECK(a->system().render(unknown.error()).find("node-z") != std::string::npos);
+
+  auto missing = a->remote_actor("node-b", "nobody");
+  REQUIRE_FALSE(missing);
+  CHECK(is(missing.error(), errc::not_published));
+  CHECK(a->system().render(missing.error()).find("'nobody' on node 'node-b'") != std::string::npos);
+
+  // A message type not added to the config cannot be encoded: the request
+  // says so.
+  b->publish(b->system().spawn(sink), "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  caf::scoped_actor self{a->system()};
+  bool failed = false;
+  self->request(*s, 5s, std::vector<std::uint64_t>{1, 2})
+      .receive([&](caf::message&) {},
+               [&](caf::error& e) {
+                 failed = true;
+                 CHECK(is(e, errc::encode_failure));
+               });
+  CHECK(failed);
+}
+
+TEST_CASE("runtime: the same node hands the handle over, nothing serialized") {
+  auto a = start_node(node_settings("solo"));
+  a->publish(a->system().spawn(sink), "sink");
+  auto s = a->remote_actor("solo", "sink");
+  REQUIRE(s);
+  auto data = a->allocate(1 << 20);
+  fill(data, 5);
+  caf::scoped_actor self{a->system()};
+  self->request(*s, 5s, echo_atom::value, data)
+      .receive([&](const buffer& back) { CHECK(back.data() == data.data()); },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  CHECK(a->stats().node.messages_out == 0);
+}
+
+TEST_CASE("runtime: three nodes; a request crosses two hops and comes back") {
+  auto c = start_node(node_settings("node-c"));
+  auto b = start_node(node_settings("node-b", {{"node-c", c->port()}}));
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}, {"node-c", c->port()}}));
+  c->publish(c->system().spawn(sink), "sink");
+  auto sink_at_c = b->remote_actor("node-c", "sink");
+  REQUIRE(sink_at_c);
+  // A relay on b: forwards each sum request to c and answers with c's reply.
+  auto relay = b->system().spawn([to = *sink_at_c](caf::event_based_actor* self) -> caf::behavior {
+    return {
+        [=](sum_atom, const buffer& data) { return self->delegate(to, sum_atom::value, data); }};
+  });
+  b->publish(relay, "relay");
+  auto r = a->remote_actor("node-b", "relay");
+  REQUIRE(r);
+  auto data = a->allocate(2 << 20);
+  fill(data, 3);
+  CHECK(remote_sum(*a, *r, data) == checksum(data));
+  // And a talks to c directly as well.
+  auto direct = a->remote_actor("node-c", "sink");
+  REQUIRE(direct);
+  CHECK(remote_sum(*a, *direct, data) == checksum(data));
+}

@@ -1,0 +1,100 @@
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace riomesh::test {
+
+peer_process::peer_process(const std::vector<std::string>& args) {
+  int to_child[2], from_child[2];
+  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
+    return;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
+  std::string exe = RIOMESH_BINARY_DIR "/tests/runtime/runtime_peer";
+  std::vector<char*> argv{exe.data()};
+  std::vector<std::string> copy = args;
+  for (auto& a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (::posix_spawn(&pid_, exe.c_str(), &fa, nullptr, argv.data(), environ) != 0)
+    pid_ = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  in_ = to_child[1];
+  out_ = from_child[0];
+  // "ready PORT\n"
+  std::string line;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (pid_ > 0 && line.find('\n') == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    pollfd p{out_, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0)
+      continue;
+    char c;
+    if (::read(out_, &c, 1) != 1)
+      break;
+    line += c;
+  }
+  std::istringstream is(line);
+  std::string word;
+  unsigned port = 0;
+  if (is >> word >> port && word == "ready")
+    port_ = static_cast<std::uint16_t>(port);
+}
+
+peer_process::~peer_process() {
+  if (pid_ > 0)
+    kill9();
+  if (in_ >= 0)
+    ::close(in_);
+  if (out_ >= 0)
+    ::close(out_);
+}
+
+void peer_process::kill9() {
+  if (pid_ <= 0)
+    return;
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+int peer_process::stop() {
+  if (pid_ <= 0)
+    return -1;
+  ::close(in_);
+  in_ = -1;
+  int st = 0;
+  ::waitpid(pid_, &st, 0);
+  pid_ = -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+std::uint64_t peer_process::rss() const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmRSS:") {
+      std::uint64_t kib = 0;
+      in >> kib;
+      return kib * 1024;
+    }
+    std::getline(in, key);
+  }
+  return 0;
+}
+
+}  // namespace riomesh::test

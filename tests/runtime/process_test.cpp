@@ -1,0 +1,190 @@
+// Runtimes in separate processes: this test process is node-a, children
+// (runtime_peer) are the others. Killed peers, restarted peers, and a
+// receiver that falls behind.
+#include "process.hpp"
+#include "cluster.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+using namespace riomesh;
+using namespace riomesh::test;
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+std::uint64_t sum_at(runtime& rt, const caf::actor& to, const buffer& data) {
+  caf::scoped_actor self{rt.system()};
+  std::uint64_t got = 0;
+  self->request(to, 60s, sum_atom::value, data)
+      .receive([&](std::uint64_t s) { got = s; },
+               [&](caf::error& e) { FAIL("sum of ", data.size(), " B: ", rt.system().render(e)); });
+  return got;
+}
+
+// Streams blobs to `to` until told to stop; remembers the first error.
+struct streamer {
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> sent{0};
+};
+void stream_blobs(caf::event_based_actor* self, caf::actor to, std::shared_ptr<streamer> s,
+                  runtime* rt) {
+  self->set_default_handler(caf::drop);
+  auto tick = [=] {
+    for (int i = 0; i < 8 && !s->stop; ++i) {
+      auto data = rt->allocate(256 << 10);
+      fill(data, s->sent);
+      self->send(to, blob{s->sent++, data});
+    }
+  };
+  tick();
+  self->become([=](caf::tick_atom) {
+    if (s->stop)
+      return self->quit();
+    tick();
+    self->delayed_send(self, 5ms, caf::tick_atom::value);
+  });
+  self->send(self, caf::tick_atom::value);
+}
+
+}  // namespace
+
+TEST_CASE("processes: typed requests and a 64 MiB buffer cross process boundaries") {
+  peer_process b({"node-b", "serve"});
+  REQUIRE(b.started());
+  auto a = start_node(node_settings("node-a", {{"node-b", b.port()}}));
+  auto c = a->remote_actor<calc_actor>("node-b", "calc", 10s);
+  REQUIRE_MESSAGE(c, error_text(*a, c));
+  caf::scoped_actor self{a->system()};
+  self->request(*c, 5s, add_atom::value, 20, 22)
+      .receive([](int r) { CHECK(r == 42); }, [&](caf::error& e) { FAIL(a->system().render(e)); });
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  auto big = a->allocate(64 << 20);
+  fill(big, 64);
+  CHECK(sum_at(*a, *s, big) == checksum(big));
+  CHECK(a->stats().node.payload_copied_out == 0);
+  CHECK(b.stop() == 0);
+}
+
+TEST_CASE("processes: kill -9 mid-stream; monitors fire, requests fail, the peer comes back") {
+  auto b = std::make_unique<peer_process>(std::vector<std::string>{"node-b", "serve"});
+  REQUIRE(b->started());
+  auto port = b->port();
+  auto settings = node_settings("node-a", {{"node-b", port}});
+  auto a = start_node(settings);
+  auto s = a->remote_actor("node-b", "sink", 10s);
+  REQUIRE(s);
+  caf::scoped_actor watcher{a->system()};
+  watcher->monitor(*s);
+  auto st = std::make_shared<streamer>();
+  auto sender = a->system().spawn(stream_blobs, *s, st, a.get());
+  // A request in flight when the peer dies: a big one, still being placed.
+  auto outcome = std::make_shared<std::promise<caf::error>>();
+  auto answered = outcome->get_future();
+  std::this_thread::sleep_for(300ms);
+  auto big = a->allocate(48 << 20);
+  a->system().spawn([outcome, to = *s, big](caf::event_based_actor* self) {
+    self->request(to, 30s, sum_atom::value, big)
+        .then([outcome](std::uint64_t) { outcome->set_value(caf::error{}); },
+              [outcome](caf::error& e) { outcome->set_value(e); });
+  });
+  std::this_thread::sleep_for(5ms);
+  auto t0 = clock_type::now();
+  b->kill9();
+  caf::error why;
+  watcher->receive([&](caf::down_msg& dm) { why = dm.reason; }, caf::after(10s) >> [] {});
+  auto took = clock_type::now() - t0;
+  MESSAGE("down after ", std::chrono::duration_cast<std::chrono::milliseconds>(took).count(),
+          " ms; ", st->sent.load(), " blobs streamed");
+  CHECK(is(why, errc::node_lost));
+  CHECK(took < settings.channel.peer_timeout + 1s);
+  REQUIRE(answered.wait_for(5s) == std::future_status::ready);
+  auto request_error = answered.get();
+  // Answered before the kill, or failed with the loss: never left hanging.
+  if (request_error)
+    CHECK(is(request_error, errc::node_lost));
+  st->stop = true;
+
+  // The peer restarts on its port; node-a redials and carries on.
+  b = std::make_unique<peer_process>(
+      std::vector<std::string>{"node-b", "serve", std::to_string(port)});
+  REQUIRE(b->started());
+  auto again = a->remote_actor("node-b", "sink", 15s);
+  REQUIRE_MESSAGE(again, error_text(*a, again));
+  auto data = a->allocate(1 << 20);
+  fill(data, 11);
+  CHECK(sum_at(*a, *again, data) == checksum(data));
+  CHECK(b->stop() == 0);
+}
+
+TEST_CASE("processes: a receiver that falls behind; the sender is told, memory stays bounded") {
+  peer_process b({"node-b", "slow"});
+  REQUIRE(b.started());
+  auto settings = node_settings("node-a", {{"node-b", b.port()}});
+  settings.channel.max_pending = 64;
+  auto a = start_node(settings);
+  auto s = a->remote_actor("node-b", "sink", 10s);
+  REQUIRE(s);
+  auto base = b.rss();
+  std::atomic<bool> sampling{true};
+  std::atomic<std::uint64_t> peak{base};
+  std::thread sampler([&] {
+    while (sampling) {
+      peak = std::max<std::uint64_t>(peak, b.rss());
+      std::this_thread::sleep_for(20ms);
+    }
+  });
+  caf::scoped_actor self{a->system()};
+  constexpr std::uint64_t n = 3000;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto data = a->allocate(64 << 10);
+    fill(data, i);
+    self->send(*s, blob{i, data});
+  }
+  // Refusals come back as they happen; count them until they stop coming.
+  std::uint64_t refused = 0;
+  bool more = true;
+  while (more)
+    self->receive(
+        [&](undelivered_atom, const std::string& node, const caf::error& e) {
+          CHECK(node == "node-b");
+          CHECK(is(e, errc::congested));
+          ++refused;
+        },
+        caf::after(2s) >> [&] { more = false; });
+  // Then everything accepted arrives, once, in order. The count request
+  // itself may be refused while the queue is still full.
+  std::uint64_t count = 0;
+  bool intact = false, answered = false;
+  for (int tries = 0; tries < 100 && !answered; ++tries)
+    self->request(*s, 60s, count_atom::value)
+        .receive(
+            [&](std::uint64_t c, bool ok) {
+              count = c;
+              intact = ok;
+              answered = true;
+            },
+            [&](caf::error& e) {
+              REQUIRE_MESSAGE(is(e, errc::congested), a->system().render(e));
+              std::this_thread::sleep_for(200ms);
+            });
+  sampling = false;
+  sampler.join();
+  MESSAGE(refused, " of ", n, " refused as congested; receiver RSS ", base >> 20, " MiB -> peak ",
+          peak >> 20, " MiB");
+  CHECK(refused > 0);
+  CHECK(answered);
+  CHECK(count == n - refused);
+  CHECK(intact);
+  // The arena bounds what the receiver holds: placed buffers wait in it.
+  CHECK(peak - base < settings.channel.arena + (64ull << 20));
+  CHECK(b.stop() == 0);
+}

@@ -1,0 +1,90 @@
+// The directory's bookkeeping without actors: who waits on which peer,
+// and which local actors peers may address.
+#include <riomesh/actors/directory/export_table.hpp>
+#include <riomesh/actors/directory/pending_table.hpp>
+
+#include <doctest/doctest.h>
+
+#include <memory>
+
+using namespace riomesh::actors;
+
+TEST_CASE("pending table: an answer counts only from the peer that was asked") {
+  pending_table<std::string> t;
+  auto x = t.add("node-b", "request x");
+  auto y = t.add("node-c", "request y");
+  CHECK(x != y);
+  CHECK_FALSE(t.take("node-c", x));  // c cannot answer (or fail) b's request
+  CHECK(t.size() == 2);
+  CHECK(t.take("node-b", x) == std::optional<std::string>{"request x"});
+  CHECK_FALSE(t.take("node-b", x));  // answered once
+  CHECK_FALSE(t.take("node-c", 12345));
+  CHECK(t.take_all("node-c") == std::vector<std::string>{"request y"});
+  CHECK(t.size() == 0);
+}
+
+TEST_CASE("pending table: a lost peer hands back all its waits, and only its") {
+  pending_table<int> t;
+  for (int i = 0; i < 10; ++i)
+    t.add(i % 2 ? "odd" : "even", i);
+  auto odd = t.take_all("odd");
+  CHECK(odd.size() == 5);
+  for (int v : odd)
+    CHECK(v % 2 == 1);
+  int seen = 0;
+  t.for_each("even", [&](std::uint64_t id, int& v) {
+    CHECK(*t.peer_of(id) == "even");
+    CHECK(v % 2 == 0);
+    ++seen;
+  });
+  CHECK(seen == 5);
+  CHECK(t.take_all().size() == 5);
+}
+
+TEST_CASE("pending table: wire ids stay within the request bits of a message id") {
+  pending_table<int> t;
+  CHECK(pending_table<int>::max_id == 0x0FFFFFFFFFFFFFFFull);
+  for (int i = 0; i < 1000; ++i) {
+    auto id = t.add("p", i);
+    CHECK(id >= 1);
+    CHECK(id <= pending_table<int>::max_id);
+  }
+}
+
+namespace {
+// Strong and weak handles, as CAF's are: a weak one reads null once the
+// last strong one is gone.
+using strong = std::shared_ptr<int>;
+using weak = std::weak_ptr<int>;
+using table = export_table<strong, weak>;
+}  // namespace
+
+TEST_CASE("export table: published names, ids peers learn, and who to tell on exit") {
+  table t;
+  auto worker = std::make_shared<int>(7);
+  t.publish("worker", 1, worker, worker, "iface");
+  REQUIRE(t.published("worker"));
+  CHECK(t.published("worker")->id == 1);
+  CHECK(t.published("worker")->interface == "iface");
+  CHECK_FALSE(t.published("other"));
+  CHECK((t.find(1).lock() == worker));
+
+  // A sender peers learn by id: held weakly, watched once.
+  auto sender = std::make_shared<int>(9);
+  CHECK(t.learn(2, sender, "node-b"));
+  t.watched(2);
+  CHECK_FALSE(t.learn(2, sender, "node-c"));
+  CHECK(t.exported() == 2);
+  sender.reset();
+  CHECK(t.find(2).expired());  // a reference from afar keeps nothing alive
+
+  CHECK(t.exited(2) == std::set<std::string>{"node-b", "node-c"});
+  CHECK(t.exited(2).empty());
+
+  // A lost peer is forgotten: it is not told of exits any more.
+  t.learn(1, worker, "node-b");
+  t.forget_peer("node-b");
+  CHECK(t.exited(1).empty());
+  CHECK_FALSE(t.published("worker"));  // an exited actor's names go too
+  CHECK_FALSE(t.unpublish("worker"));
+}
