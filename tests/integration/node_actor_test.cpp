@@ -5,6 +5,7 @@
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/node/node_actor.hpp>
 #include <riomesh/actors/progress/progress_loop.hpp>
+#include <riomesh/errc.hpp>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -90,10 +91,12 @@ TEST_CASE_FIXTURE(fixture, "nodes: a configured peer is dialed; messages go both
       },
       caf::after(10s) >> [] { FAIL("nothing arrived"); });
 
-  std::string refusal;
+  caf::error refusal;
   owner_a->request(a, 5s, outbound_atom::value, std::string{"node-z"}, outbound_message{})
-      .receive([](std::uint64_t) {}, [&](caf::error& e) { refusal = sys->render(e); });
-  CHECK(refusal.find("unknown node 'node-z'") != std::string::npos);
+      .receive([](std::uint64_t) {}, [&](caf::error& e) { refusal = e; });
+  CHECK(is(refusal, errc::unknown_node));
+  CHECK(render_error(refusal.code(), refusal.category(), refusal.context()) ==
+        "riomesh: unknown_node (node 'node-z')");
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
 }

@@ -2,6 +2,7 @@
 
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include <algorithm>
@@ -45,6 +46,26 @@ caf::behavior paced_sink(caf::event_based_actor* self, std::chrono::milliseconds
       },
       [st](count_atom) { return std::make_tuple(st->count, st->in_order); },
   };
+}
+
+caf::behavior black_hole(caf::event_based_actor* self) {
+  auto held = std::make_shared<std::vector<caf::response_promise>>();
+  return {[=](count_atom) {
+    held->push_back(self->make_response_promise());
+    return held->back();
+  }};
+}
+
+caf::actor spawn_sink(caf::actor_system& sys) {
+  return sys.spawn(paced_sink, std::chrono::milliseconds(0));
+}
+
+calc_actor spawn_calc(caf::actor_system& sys) {
+  return sys.spawn([](calc_actor::pointer self, int) { return calc(self); }, 0);
+}
+
+caf::actor spawn_black_hole(caf::actor_system& sys) {
+  return spawn_fn(sys, black_hole);
 }
 
 std::uint64_t checksum(const buffer& b) {

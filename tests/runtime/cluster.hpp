@@ -6,7 +6,9 @@
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/runtime.hpp>
 
+#include <caf/actor_system.hpp>
 #include <caf/atom.hpp>
+#include <caf/event_based_actor.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
@@ -45,6 +47,21 @@ calc_actor::behavior_type calc(calc_actor::pointer self);
 caf::behavior sink(caf::event_based_actor* self);
 // The same, taking `per_blob` for each blob: a receiver that falls behind.
 caf::behavior paced_sink(caf::event_based_actor* self, std::chrono::milliseconds per_blob);
+
+// Takes (count_atom) requests and never answers them (it keeps the
+// promises, so CAF sends no error either). The promises hold the actor: it
+// must be told to exit.
+caf::behavior black_hole(caf::event_based_actor* self);
+
+// CAF 0.17 binds a null reference (UBSan reports it) when a function actor
+// is spawned without arguments; these pass one.
+caf::actor spawn_sink(caf::actor_system& sys);
+calc_actor spawn_calc(caf::actor_system& sys);
+caf::actor spawn_black_hole(caf::actor_system& sys);
+template <class Fn>
+caf::actor spawn_fn(caf::actor_system& sys, Fn fn) {
+  return sys.spawn([](caf::event_based_actor* self, Fn f) { return f(self); }, std::move(fn));
+}
 
 std::uint64_t checksum(const buffer& b);
 void fill(buffer& b, std::uint64_t seed);

@@ -21,17 +21,6 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-// Takes requests and never answers them (the promises are kept, so CAF
-// sends no error either). The promises hold the actor: it must be told to
-// exit.
-caf::behavior black_hole(caf::event_based_actor* self) {
-  auto held = std::make_shared<std::vector<caf::response_promise>>();
-  return {[=](count_atom) {
-    held->push_back(self->make_response_promise());
-    return held->back();
-  }};
-}
-
 // Waits for the down message of `watched`.
 caf::error wait_down(caf::scoped_actor& self, const caf::actor& watched, caf::duration limit) {
   caf::error reason;
@@ -51,7 +40,7 @@ caf::error wait_down(caf::scoped_actor& self, const caf::actor& watched, caf::du
 TEST_CASE("runtime: a monitored remote actor that exits sends its down message") {
   auto b = start_node(node_settings("node-b"));
   auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
-  auto victim = b->system().spawn(sink);
+  auto victim = spawn_sink(b->system());
   b->publish(victim, "victim");
   auto v = a->remote_actor("node-b", "victim");
   REQUIRE(v);
@@ -75,9 +64,9 @@ TEST_CASE("runtime: a lost node fails pending requests, fires monitors, and come
   auto b = start_node(b_settings);
   auto port = b->port();
   auto a = start_node(node_settings("node-a", {{"node-b", port}}));
-  auto hole = b->system().spawn(black_hole);
+  auto hole = spawn_black_hole(b->system());
   b->publish(hole, "hole");
-  b->publish(b->system().spawn(sink), "sink");
+  b->publish(spawn_sink(b->system()), "sink");
   auto h = a->remote_actor("node-b", "hole");
   auto s = a->remote_actor("node-b", "sink");
   REQUIRE(h);
@@ -96,7 +85,7 @@ TEST_CASE("runtime: a lost node fails pending requests, fires monitors, and come
   // A request that will never be answered, then the node goes away.
   auto outcome = std::make_shared<std::promise<caf::error>>();
   auto answered = outcome->get_future();
-  a->system().spawn([outcome, to = *h](caf::event_based_actor* self) {
+  spawn_fn(a->system(), [outcome, to = *h](caf::event_based_actor* self) {
     self->request(to, 30s, count_atom::value)
         .then([outcome](std::uint64_t, bool) { outcome->set_value(caf::error{}); },
               [outcome](caf::error& e) { outcome->set_value(e); });
@@ -120,7 +109,7 @@ TEST_CASE("runtime: a lost node fails pending requests, fires monitors, and come
   // The node returns on its port: a redials, and names resolve again.
   b_settings.node.listen.port = port;
   b = start_node(b_settings);
-  b->publish(b->system().spawn(sink), "sink");
+  b->publish(spawn_sink(b->system()), "sink");
   auto again = a->remote_actor("node-b", "sink", 10s);
   REQUIRE_MESSAGE(again, error_text(*a, again));
   auto data = a->allocate(1 << 20);
@@ -135,7 +124,7 @@ TEST_CASE("runtime: a lost node fails pending requests, fires monitors, and come
 TEST_CASE("runtime: a wrong secret is refused, and the reason says so") {
   auto b = start_node(node_settings("node-b"));
   auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}, "not-the-cluster-secret"));
-  b->publish(b->system().spawn(sink), "sink");
+  b->publish(spawn_sink(b->system()), "sink");
   auto s = a->remote_actor("node-b", "sink", 1500ms);
   REQUIRE_FALSE(s);
   CHECK(is(s.error(), errc::not_connected));

@@ -35,7 +35,7 @@ std::uint64_t remote_sum(runtime& rt, const caf::actor& to, const buffer& data) 
 }  // namespace
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: typed request and response across nodes") {
-  b->publish(b->system().spawn(calc), "calc");
+  b->publish(spawn_calc(b->system()), "calc");
   auto c = a->remote_actor<calc_actor>("node-b", "calc");
   REQUIRE_MESSAGE(c, error_text(*a, c));
   caf::scoped_actor self{a->system()};
@@ -52,7 +52,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: typed request and response across nodes")
 }
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: buffers of every size arrive intact, placed or inline") {
-  b->publish(b->system().spawn(sink), "sink");
+  b->publish(spawn_sink(b->system()), "sink");
   auto s = a->remote_actor("node-b", "sink");
   REQUIRE_MESSAGE(s, error_text(*a, s));
   auto thr = a->settings().channel.eager_threshold;
@@ -77,7 +77,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: buffers of every size arrive intact, plac
 }
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: pool buffers above the threshold are never copied") {
-  b->publish(b->system().spawn(sink), "sink");
+  b->publish(spawn_sink(b->system()), "sink");
   auto s = a->remote_actor("node-b", "sink");
   REQUIRE(s);
   auto thr = a->settings().channel.eager_threshold;
@@ -104,7 +104,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: pool buffers above the threshold are neve
 }
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: a one-way stream arrives complete and in order") {
-  b->publish(b->system().spawn(sink), "sink");
+  b->publish(spawn_sink(b->system()), "sink");
   auto s = a->remote_actor("node-b", "sink");
   REQUIRE(s);
   caf::scoped_actor self{a->system()};
@@ -145,7 +145,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: errors name the node and the name") {
 
   // A message type not added to the config cannot be encoded: the request
   // says so.
-  b->publish(b->system().spawn(sink), "sink");
+  b->publish(spawn_sink(b->system()), "sink");
   auto s = a->remote_actor("node-b", "sink");
   REQUIRE(s);
   caf::scoped_actor self{a->system()};
@@ -161,7 +161,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: errors name the node and the name") {
 
 TEST_CASE("runtime: the same node hands the handle over, nothing serialized") {
   auto a = start_node(node_settings("solo"));
-  a->publish(a->system().spawn(sink), "sink");
+  a->publish(spawn_sink(a->system()), "sink");
   auto s = a->remote_actor("solo", "sink");
   REQUIRE(s);
   auto data = a->allocate(1 << 20);
@@ -177,14 +177,16 @@ TEST_CASE("runtime: three nodes; a request crosses two hops and comes back") {
   auto c = start_node(node_settings("node-c"));
   auto b = start_node(node_settings("node-b", {{"node-c", c->port()}}));
   auto a = start_node(node_settings("node-a", {{"node-b", b->port()}, {"node-c", c->port()}}));
-  c->publish(c->system().spawn(sink), "sink");
+  c->publish(spawn_sink(c->system()), "sink");
   auto sink_at_c = b->remote_actor("node-c", "sink");
   REQUIRE(sink_at_c);
   // A relay on b: forwards each sum request to c and answers with c's reply.
-  auto relay = b->system().spawn([to = *sink_at_c](caf::event_based_actor* self) -> caf::behavior {
-    return {
-        [=](sum_atom, const buffer& data) { return self->delegate(to, sum_atom::value, data); }};
-  });
+  auto relay =
+      spawn_fn(b->system(), [to = *sink_at_c](caf::event_based_actor* self) -> caf::behavior {
+        return {[=](sum_atom, const buffer& data) {
+          return self->delegate(to, sum_atom::value, data);
+        }};
+      });
   b->publish(relay, "relay");
   auto r = a->remote_actor("node-b", "relay");
   REQUIRE(r);

@@ -1,12 +1,14 @@
 // A riomesh node in its own process, for the multi-process runtime tests:
 //   runtime_peer NAME ROLE [PORT [PEER_NAME PEER_PORT]]
-// ROLE serve: publishes "sink" (cluster.hpp) and "calc"; ROLE slow: its
+// ROLE serve: publishes "sink", "calc" and "hole" (cluster.hpp); ROLE slow: its
 // "sink" takes 2 ms per message, a receiver that falls behind. It prints
 // "ready PORT" once listening and runs until stdin closes (or it is
 // killed), then stops cleanly. RIOMESH_CHANNEL=rdma as for the tests.
 #include "cluster.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
 
 #include <iostream>
 
@@ -30,12 +32,15 @@ int main(int argc, char** argv) {
     if (role == "slow")
       rt->publish(rt->system().spawn(paced_sink, std::chrono::milliseconds(2)), "sink");
     else
-      rt->publish(rt->system().spawn(sink), "sink");
-    rt->publish(rt->system().spawn(calc), "calc");
+      rt->publish(spawn_sink(rt->system()), "sink");
+    rt->publish(spawn_calc(rt->system()), "calc");
+    auto hole = spawn_black_hole(rt->system());
+    rt->publish(hole, "hole");
     std::cout << "ready " << rt->port() << std::endl;
     std::string line;
     while (std::getline(std::cin, line)) {
     }
+    caf::anon_send_exit(hole, caf::exit_reason::kill);
     rt->stop();
   } catch (const std::exception& e) {
     std::cerr << "runtime_peer " << name << ": " << e.what() << "\n";

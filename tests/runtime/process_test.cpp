@@ -37,19 +37,19 @@ struct streamer {
 void stream_blobs(caf::event_based_actor* self, caf::actor to, std::shared_ptr<streamer> s,
                   runtime* rt) {
   self->set_default_handler(caf::drop);
+  // 256 KiB every 10 ms: below what even the emulated VM fabric carries,
+  // so the queue never fills and nothing else is refused.
   auto tick = [=] {
-    for (int i = 0; i < 8 && !s->stop; ++i) {
-      auto data = rt->allocate(256 << 10);
-      fill(data, s->sent);
-      self->send(to, blob{s->sent++, data});
-    }
+    auto data = rt->allocate(256 << 10);
+    fill(data, s->sent);
+    self->send(to, blob{s->sent++, data});
   };
   tick();
   self->become([=](caf::tick_atom) {
     if (s->stop)
       return self->quit();
     tick();
-    self->delayed_send(self, 5ms, caf::tick_atom::value);
+    self->delayed_send(self, 10ms, caf::tick_atom::value);
   });
   self->send(self, caf::tick_atom::value);
 }
@@ -84,19 +84,19 @@ TEST_CASE("processes: kill -9 mid-stream; monitors fire, requests fail, the peer
   REQUIRE(s);
   caf::scoped_actor watcher{a->system()};
   watcher->monitor(*s);
-  auto st = std::make_shared<streamer>();
-  auto sender = a->system().spawn(stream_blobs, *s, st, a.get());
-  // A request in flight when the peer dies: a big one, still being placed.
+  // A request pending when the peer dies (its actor never answers).
+  auto hole = a->remote_actor("node-b", "hole");
+  REQUIRE(hole);
   auto outcome = std::make_shared<std::promise<caf::error>>();
   auto answered = outcome->get_future();
-  std::this_thread::sleep_for(300ms);
-  auto big = a->allocate(48 << 20);
-  a->system().spawn([outcome, to = *s, big](caf::event_based_actor* self) {
-    self->request(to, 30s, sum_atom::value, big)
-        .then([outcome](std::uint64_t) { outcome->set_value(caf::error{}); },
+  spawn_fn(a->system(), [outcome, to = *hole](caf::event_based_actor* self) {
+    self->request(to, 30s, count_atom::value)
+        .then([outcome](std::uint64_t, bool) { outcome->set_value(caf::error{}); },
               [outcome](caf::error& e) { outcome->set_value(e); });
   });
-  std::this_thread::sleep_for(5ms);
+  auto st = std::make_shared<streamer>();
+  auto sender = a->system().spawn(stream_blobs, *s, st, a.get());
+  std::this_thread::sleep_for(300ms);
   auto t0 = clock_type::now();
   b->kill9();
   caf::error why;
@@ -108,9 +108,7 @@ TEST_CASE("processes: kill -9 mid-stream; monitors fire, requests fail, the peer
   CHECK(took < settings.channel.peer_timeout + 1s);
   REQUIRE(answered.wait_for(5s) == std::future_status::ready);
   auto request_error = answered.get();
-  // Answered before the kill, or failed with the loss: never left hanging.
-  if (request_error)
-    CHECK(is(request_error, errc::node_lost));
+  CHECK_MESSAGE(is(request_error, errc::node_lost), a->system().render(request_error));
   st->stop = true;
 
   // The peer restarts on its port; node-a redials and carries on.
@@ -185,6 +183,10 @@ TEST_CASE("processes: a receiver that falls behind; the sender is told, memory s
   CHECK(count == n - refused);
   CHECK(intact);
   // The arena bounds what the receiver holds: placed buffers wait in it.
-  CHECK(peak - base < settings.channel.arena + (64ull << 20));
+  std::uint64_t slack = 64ull << 20;
+#if defined(__SANITIZE_ADDRESS__)
+  slack += 256ull << 20;  // AddressSanitizer's quarantine keeps freed memory
+#endif
+  CHECK(peak - base < settings.channel.arena + slack);
   CHECK(b.stop() == 0);
 }
