@@ -43,6 +43,13 @@ buffer buffer::adopt(unsigned char* data, std::size_t size, origin where,
   return b;
 }
 
+buffer buffer::slice(std::size_t offset, std::size_t length) const {
+  if (length == 0 || !s_)
+    return {};
+  auto whole = s_;
+  return adopt(s_->data + offset, length, s_->where, [whole] {});
+}
+
 const char* to_string(buffer::origin o) {
   switch (o) {
     case buffer::origin::none:

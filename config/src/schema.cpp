@@ -354,6 +354,7 @@ std::vector<section> make_schema() {
         size_field("eager_threshold", ch(&C::eager_threshold), 0, GiB),
         size_field("arena", ch(&C::arena), MiB, 2 * GiB, "an iomap entry's length is 32 bits"),
         count_field("max_pending", ch(&C::max_pending), 1, 1u << 20),
+        size_field("max_streamed", ch(&C::max_streamed), 0, 1024 * GiB),
         duration_field("keepalive", ch(&C::keepalive), 0ns, std::chrono::hours(1)),
         duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1))}},
       {"runtime",

@@ -147,6 +147,7 @@ TEST_CASE("connection: the queue is bounded, and a buffer larger than the arena 
   std::vector<unsigned char> arena(4096);
   auto s = with_arenas(4096, 4096);
   s.max_pending = 2;
+  s.max_streamed = 0;  // no streaming through the arena
   connection_core a(*p.a, arena.data(), s);
   CHECK(a.submit(message(0, {pattern(5000, 0)})) == connection_core::submit_status::too_large);
   CHECK(a.submit(message(1, {})) == connection_core::submit_status::queued);

@@ -198,3 +198,45 @@ TEST_CASE("runtime: three nodes; a request crosses two hops and comes back") {
   REQUIRE(direct);
   CHECK(remote_sum(*a, *direct, data) == checksum(data));
 }
+
+TEST_CASE("runtime: a buffer larger than the arena streams through it, or is refused") {
+  auto small_arena = [](config::settings s, std::uint64_t max_streamed) {
+    s.channel.arena = 4ull << 20;
+    s.channel.max_streamed = max_streamed;
+    return s;
+  };
+  auto b = start_node(small_arena(node_settings("node-b"), 1ull << 30));
+  auto a = start_node(small_arena(node_settings("node-a", {{"node-b", b->port()}}), 1ull << 30));
+  b->publish(spawn_sink(b->system()), "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  // 4 MiB arena: 1 MiB pieces, and an uneven tail.
+  auto big = a->allocate((19ull << 20) + 12345);
+  fill(big, 19);
+  CHECK(remote_sum(*a, *s, big) == checksum(big));
+  // Back the other way too: b's reply streams into a's arena.
+  caf::scoped_actor self{a->system()};
+  self->request(*s, 60s, echo_atom::value, big)
+      .receive([&](const buffer& back) { CHECK(checksum(back) == checksum(big)); },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  // The receiver assembled it: its one copy, counted by the connection.
+  auto sb = b->stats();
+  CHECK(sb.node.payload_copied_in == 0);  // nothing inline
+  REQUIRE(sb.peers.size() == 1);
+  CHECK(sb.peers[0].second.streamed_bytes_in == 2 * big.size());  // sum, then echo
+
+  // With streaming off, it is refused as too large, and says why.
+  auto c = start_node(small_arena(node_settings("node-c", {{"node-b", b->port()}}), 0));
+  auto s2 = c->remote_actor("node-b", "sink");
+  REQUIRE(s2);
+  auto big2 = c->allocate(8 << 20);
+  caf::scoped_actor self2{c->system()};
+  bool refused = false;
+  self2->request(*s2, 10s, sum_atom::value, big2)
+      .receive([](std::uint64_t) {},
+               [&](caf::error& e) {
+                 refused = true;
+                 CHECK_MESSAGE(is(e, errc::too_large), c->system().render(e));
+               });
+  CHECK(refused);
+}

@@ -41,6 +41,10 @@ class buffer {
   static buffer adopt(unsigned char* data, std::size_t size, origin where,
                       std::function<void()> release);
 
+  // Bytes [offset, offset + length) of this buffer, sharing it: the
+  // whole stays alive while the slice does. Same origin.
+  buffer slice(std::size_t offset, std::size_t length) const;
+
   unsigned char* data() noexcept { return s_ ? s_->data : nullptr; }
   const unsigned char* data() const noexcept { return s_ ? s_->data : nullptr; }
   std::size_t size() const noexcept { return s_ ? s_->size : 0; }

@@ -66,6 +66,7 @@ void become_connected(self_ptr self) {
   const auto& peer = st.setup->peer_terms();
   connection_core::settings s;
   s.max_pending = st.params.max_pending;
+  s.max_streamed = st.params.max_streamed;
   s.inbound.arena_size = st.params.arena_size;
   s.inbound.max_body = st.params.max_body;
   s.inbound.max_buffers = st.params.max_buffers;

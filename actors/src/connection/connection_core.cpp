@@ -1,4 +1,7 @@
+#include <riomesh/actors/connection/buffer_stream.hpp>
 #include <riomesh/actors/connection/connection_core.hpp>
+
+#include <algorithm>
 
 namespace riomesh::actors {
 
@@ -49,12 +52,23 @@ connection_core::submit_status connection_core::submit(outbound_message&& m) {
     return submit_status::closed;
   if (m.env.body.size() > settings_.peer_max_body || m.placed.size() > settings_.peer_max_buffers)
     return submit_status::too_large;
+  bool streams = false;
   for (const auto& b : m.placed)
-    if (b.size() > settings_.peer_arena_size)
-      return submit_status::too_large;
+    if (b.size() > settings_.peer_arena_size) {
+      if (b.size() > settings_.max_streamed)
+        return submit_status::too_large;
+      streams = true;
+    }
   if (queue_.size() >= settings_.max_pending)
     return submit_status::congested;
-  queue_.push_back(std::move(m));
+  if (!streams) {
+    queue_.push_back(std::move(m));
+    return submit_status::queued;
+  }
+  // Pieces of a quarter arena: others' buffers still fit beside them.
+  auto piece = std::max<std::uint64_t>(settings_.peer_arena_size / 4 / 4096 * 4096, 4096);
+  for (auto& part : split_for_arena(std::move(m), settings_.peer_arena_size, piece))
+    queue_.push_back(std::move(part));
   return submit_status::queued;
 }
 
@@ -181,6 +195,8 @@ void connection_core::deliver(envelope&& e) {
     ++stats_.releases_in;
     return;
   }
+  if (!streams_)
+    streams_ = std::make_unique<stream_assembly>(settings_.max_streamed);
   inbound_message m;
   auto shared = released_;
   auto owner = settings_.arena_owner;
@@ -203,6 +219,16 @@ void connection_core::deliver(envelope&& e) {
         }));
     stats_.bytes_placed_in += r.length;
   }
+  std::string error;
+  auto where = [&] { return "envelope " + std::to_string(decoder_.decoded()) + ": "; };
+  if (e.kind == envelope_kind::piece) {
+    // Copied out at once; the view drops here and its space goes back.
+    if (!streams_->add_piece(e, m.placed[0], error))
+      fail(where() + error);
+    return;
+  }
+  if (!streams_->idle() && !streams_->complete(e, m.placed, error))
+    return fail(where() + error);
   stats_.inline_bytes_in += e.body.size();
   ++stats_.messages_in;
   m.env = std::move(e);
@@ -244,6 +270,8 @@ std::vector<inbound_message> connection_core::take_inbound() {
 connection_core::counters connection_core::stats() const {
   auto s = stats_;
   s.queue_depth = queue_.size();
+  if (streams_)
+    s.streamed_bytes_in = streams_->copied();
   return s;
 }
 

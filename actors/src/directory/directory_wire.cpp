@@ -220,6 +220,7 @@ void on_inbound(directory_ptr self, const std::string& peer, inbound_message& m)
           make_error(errc::actor_exited, "actor " + std::to_string(m.env.sender) + " on node '" +
                                              peer + "': " + text_of(m.env.body)));
     case envelope_kind::release:
+    case envelope_kind::piece:
       break;  // the connection's own
   }
 }

@@ -22,6 +22,8 @@ const char* to_string(envelope_kind k) {
       return "resolved";
     case envelope_kind::down:
       return "down";
+    case envelope_kind::piece:
+      return "piece";
   }
   return "unknown";
 }

@@ -10,7 +10,7 @@ namespace {
 
 bool known_kind(std::uint8_t k) {
   return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
-         k <= static_cast<std::uint8_t>(envelope_kind::down);
+         k <= static_cast<std::uint8_t>(envelope_kind::piece);
 }
 
 }  // namespace
@@ -46,7 +46,10 @@ bool envelope_decoder::check_header() {
                 std::to_string(limits_.max_body) + " allowed");
   if (current_.kind == envelope_kind::release && body_left_ != 0)
     return fail("a release carries no body");
-  if (current_.kind >= envelope_kind::resolve && buffers_left_ != 0)
+  if (current_.kind == envelope_kind::piece && (buffers_left_ != 1 || body_left_ != 12))
+    return fail("a piece carries one buffer and a 12-byte body");
+  bool control = current_.kind >= envelope_kind::resolve && current_.kind <= envelope_kind::down;
+  if (control && buffers_left_ != 0)
     return fail(std::string{"a "} + to_string(current_.kind) + " carries no buffers");
   current_.buffers.reserve(buffers_left_);
   current_.body.reserve(body_left_);

@@ -56,6 +56,9 @@ struct channel_settings {
   std::uint64_t eager_threshold = 16 * 1024;
   std::uint64_t arena = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
+  // A buffer larger than the peer's arena streams through it in pieces and
+  // is assembled (one copy) at the receiver, up to this size; 0: refused.
+  std::uint64_t max_streamed = 4ull * 1024 * 1024 * 1024;
   duration keepalive = std::chrono::seconds(1);  // 0: off
   duration peer_timeout = std::chrono::seconds(5);
 };

@@ -37,6 +37,7 @@ struct connection_params {
   std::uint32_t max_body = 1u << 20;
   std::uint16_t max_buffers = 256;
   std::size_t max_pending = 1024;
+  std::uint64_t max_streamed = 4ull << 30;  // buffers beyond the peer's arena
   release_batch::limits releases;
   // How often the channel's timers run (keepalive, peer timeout): a few
   // times per keepalive interval.

@@ -25,6 +25,8 @@
 
 namespace riomesh::actors {
 
+class stream_assembly;
+
 struct outbound_message {
   envelope env;  // kind, sender, receiver, request id, body; buffers are filled in
   std::vector<buffer> placed;
@@ -48,6 +50,9 @@ class connection_core {
     // ones it would refuse, closing the connection.
     std::uint32_t peer_max_body = 1u << 20;
     std::uint16_t peer_max_buffers = 256;
+    // Buffers larger than the peer's arena stream through it up to this
+    // size, both ways (buffer_stream.hpp); 0: refused as too large.
+    std::uint64_t max_streamed = 4ull << 30;
     // Owns the arena's memory, if anything does: every view holds it, so a
     // delivered buffer stays readable after its connection is gone, and
     // the memory goes when the connection and the last view have.
@@ -58,6 +63,7 @@ class connection_core {
     std::uint64_t bytes_placed_out = 0, bytes_placed_in = 0;
     std::uint64_t inline_bytes_out = 0, inline_bytes_in = 0;  // envelope bodies: copied
     std::uint64_t credit_stalls = 0;                          // a message waited for arena space
+    std::uint64_t streamed_bytes_in = 0;  // buffers beyond the arena, assembled: copied
     std::uint64_t releases_out = 0, releases_in = 0;
     std::size_t queue_depth = 0;
   };
@@ -116,6 +122,7 @@ class connection_core {
   std::map<std::uint64_t, buffer> in_flight_;  // iowrite sources until done
   std::vector<channels::event> events_;
   std::vector<inbound_message> inbound_;
+  std::unique_ptr<stream_assembly> streams_;
   counters stats_;
 };
 

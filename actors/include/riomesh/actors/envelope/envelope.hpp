@@ -30,6 +30,9 @@ enum class envelope_kind : std::uint8_t {
   resolve = 6,   // body: a published name; request id: the asker's
   resolved = 7,  // sender: the actor's id, 0 if none; body: its typed interface
   down = 8,      // sender: an actor the peer knows has exited; body: why
+  // Part of a buffer too large for the arena (buffer_stream.hpp): one
+  // descriptor; body: u32 index in the coming message, u64 total size.
+  piece = 9,
 };
 const char* to_string(envelope_kind k);
 
