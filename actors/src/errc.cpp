@@ -32,6 +32,8 @@ const char* to_string(errc e) {
       return "stopped";
     case errc::timeout:
       return "timeout";
+    case errc::not_mapped:
+      return "not_mapped";
   }
   return "unknown error";
 }

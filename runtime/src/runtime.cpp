@@ -186,6 +186,30 @@ buffer runtime::wrap(void* data, std::size_t size, std::function<void()> release
   return buffer::wrap(data, size, std::move(release));
 }
 
+caf::expected<std::uint64_t> runtime::expose(const std::string& node, buffer b) {
+  caf::scoped_actor self{impl_->system};
+  caf::expected<std::uint64_t> out{std::uint64_t{0}};
+  self->request(impl_->directory, std::chrono::seconds(10), actors::expose_atom::value, node,
+                std::move(b))
+      .receive([&](std::uint64_t offset) { out = offset; }, [&](caf::error& e) { out = e; });
+  return out;
+}
+
+bool runtime::unexpose(const std::string& node, std::uint64_t offset) {
+  caf::scoped_actor self{impl_->system};
+  bool done = false;
+  self->request(impl_->directory, std::chrono::seconds(10), actors::unexpose_atom::value, node,
+                offset)
+      .receive([&](bool ok) { done = ok; }, [&](caf::error&) {});
+  return done;
+}
+
+void runtime::write(const std::string& node, std::uint64_t offset, buffer data,
+                    const caf::actor& notify) {
+  caf::anon_send(impl_->directory, actors::place_atom::value, node, offset, std::move(data),
+                 caf::actor_cast<caf::strong_actor_ptr>(notify));
+}
+
 node_stats runtime::stats() {
   caf::scoped_actor self{impl_->system};
   node_stats out;

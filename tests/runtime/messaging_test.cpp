@@ -240,3 +240,45 @@ TEST_CASE("runtime: a buffer larger than the arena streams through it, or is ref
                });
   CHECK(refused);
 }
+
+TEST_CASE_FIXTURE(two_nodes, "runtime: direct placement into memory the receiver exposed") {
+  auto region = b->allocate(1 << 20);
+  std::fill(region.begin(), region.end(), 0);
+  // b's actor reads the region when told: by then the data is there.
+  auto reader = spawn_fn(b->system(), [region](caf::event_based_actor*) -> caf::behavior {
+    return {[region](sum_atom) { return checksum(region); }};
+  });
+  b->publish(reader, "reader");
+  auto r = a->remote_actor("node-b", "reader");
+  REQUIRE(r);
+  caf::expected<std::uint64_t> offset{std::uint64_t{0}};
+  for (int tries = 0; tries < 50; ++tries) {  // b's side of the connection may lag a's
+    offset = b->expose("node-a", region);
+    if (offset)
+      break;
+    std::this_thread::sleep_for(20ms);
+  }
+  REQUIRE_MESSAGE(offset, error_text(*b, offset));
+
+  caf::scoped_actor self{a->system()};
+  for (std::uint64_t round = 0; round < 5; ++round) {
+    auto data = a->allocate(region.size());
+    fill(data, round);
+    a->write("node-b", *offset, data, caf::actor_cast<caf::actor>(self));
+    self->request(*r, 10s, sum_atom::value)
+        .receive([&](std::uint64_t sum) { CHECK(sum == checksum(data)); },
+                 [&](caf::error& e) { FAIL(a->system().render(e)); });
+  }
+  CHECK(a->stats().node.direct_writes == 5);
+
+  // Past the end of the map: dropped, and the writer is told.
+  a->write("node-b", *offset + region.size() - 10, a->allocate(100),
+           caf::actor_cast<caf::actor>(self));
+  bool told = false;
+  self->receive([&](undelivered_atom, const std::string& node,
+                    const caf::error& e) { told = node == "node-b" && is(e, errc::not_mapped); },
+                caf::after(5s) >> [] {});
+  CHECK(told);
+  CHECK(b->unexpose("node-a", *offset));
+  CHECK_FALSE(b->unexpose("node-a", *offset));
+}

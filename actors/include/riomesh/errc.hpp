@@ -24,6 +24,7 @@ enum class errc : std::uint8_t {
   too_large,           // the message exceeds what the peer accepts
   stopped,             // this runtime is shutting down
   timeout,             // no answer in time
+  not_mapped,          // a direct write found no map at that offset on the peer
 };
 
 const char* to_string(errc e);

@@ -2,6 +2,7 @@
 #include <riomesh/actors/connection/connection_actor.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/progress/progress_loop.hpp>
+#include <riomesh/buffer_inspect.hpp>
 #include <riomesh/errc.hpp>
 
 #include <caf/actor_system.hpp>
@@ -10,6 +11,7 @@
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include <map>
 #include <optional>
 
 namespace riomesh::actors {
@@ -23,7 +25,8 @@ struct connection_state {
   std::unique_ptr<session_setup> setup;
   std::shared_ptr<unsigned char[]> arena;  // views of it hold it too
   std::unique_ptr<connection_core> core;
-  std::vector<outbound_message> early;  // submitted before setup finished
+  std::vector<outbound_message> early;      // submitted before setup finished
+  std::map<std::uint64_t, buffer> exposed;  // mapped for the peer, by offset
   bool watching = false, pump_queued = false, closed = false;
   // A send was refused as congested: the owner hears when the queue has
   // drained to half.
@@ -194,6 +197,32 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         st.drained = self->make_response_promise();
         queue_pump(self);
         return st.drained;
+      },
+      [=](expose_atom, buffer& b) -> caf::result<std::uint64_t> {
+        auto& st = self->state;
+        auto peer = "peer " + st.ch->peer() + ": ";
+        if (st.closed || !st.core)
+          return make_error(errc::not_connected, peer + "connection not ready");
+        if (b.empty())
+          return make_error(errc::too_large, peer + "an empty buffer cannot be mapped");
+        auto r = st.ch->map(b.data(), b.size());
+        if (r.st != channels::status::ok)
+          return make_error(errc::too_large, peer + "cannot map " + std::to_string(b.size()) +
+                                                 " bytes: " + engine::to_string(r.st) +
+                                                 " (channel.iomap_size?)");
+        st.exposed[r.offset] = std::move(b);
+        queue_pump(self);  // the peer learns of the map
+        return r.offset;
+      },
+      [=](unexpose_atom, std::uint64_t offset) {
+        auto& st = self->state;
+        auto it = st.exposed.find(offset);
+        if (it == st.exposed.end() || st.closed)
+          return false;
+        st.ch->unmap(offset);
+        st.exposed.erase(it);
+        queue_pump(self);
+        return true;
       },
       [=](outbound_atom, outbound_message& m) -> caf::result<std::uint64_t> {
         auto& st = self->state;

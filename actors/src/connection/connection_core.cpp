@@ -111,10 +111,60 @@ bool connection_core::flush_bytes() {
 // Moves the head of the queue on: arena space for its buffers (or a
 // stall), their iowrites (resumed where the channel stopped taking), then
 // its envelope. True once the envelope is encoded.
+connection_core::write_state connection_core::write_direct(outbound_message& m) {
+  while (write_index_ < m.writes.size()) {
+    const auto& w = m.writes[write_index_];
+    auto token = next_token_++;
+    auto r = ch_.iowrite(w.data.data() + write_done_, w.data.size() - write_done_,
+                         w.offset + write_done_, token);
+    if (r.bytes > 0) {
+      in_flight_[token] = w.data;
+      write_done_ += r.bytes;
+      stats_.direct_bytes_out += r.bytes;
+    }
+    if (write_done_ == w.data.size()) {
+      ++write_index_;
+      write_done_ = 0;
+      continue;
+    }
+    if (r.st == channels::status::no_mapping) {
+      drop_head("no mapping at the peer for " + std::to_string(w.data.size()) +
+                " bytes at offset " + std::to_string(w.offset + write_done_));
+      return write_state::dropped;
+    }
+    if (r.st != channels::status::would_block && r.st != channels::status::ok)
+      fail(std::string{"write into the peer's map: "} + engine::to_string(r.st));
+    return write_state::waiting;
+  }
+  return write_state::done;
+}
+
+// The head cannot go: its sender hears why, the rest of the queue moves on.
+// Bytes of it already written stay where they landed (rsockets' riowrite
+// gives no more than that either).
+void connection_core::drop_head(const std::string& why) {
+  auto m = std::move(queue_.front());
+  queue_.pop_front();
+  write_index_ = write_done_ = 0;
+  ++stats_.dropped;
+  if (m.on_failure)
+    m.on_failure(why);
+}
+
 bool connection_core::send_next() {
   if (queue_.empty())
     return false;
   auto& m = queue_.front();
+  if (!m.writes.empty()) {
+    auto w = write_direct(m);
+    if (w != write_state::done)
+      return w == write_state::dropped;
+  }
+  if (!m.has_envelope) {
+    queue_.pop_front();
+    write_index_ = write_done_ = 0;
+    return true;
+  }
   if (!m.placed.empty() && !head_allocated_) {
     if (!peer_mapped_)
       return false;
@@ -160,6 +210,7 @@ bool connection_core::send_next() {
   ++stats_.messages_out;
   queue_.pop_front();
   head_allocated_ = false;
+  write_index_ = write_done_ = 0;
   place_index_ = place_done_ = 0;
   return true;
 }

@@ -4,6 +4,7 @@
 
 #include <riomesh/actors/progress/progress_loop.hpp>
 
+#include <riomesh/buffer_inspect.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/log.hpp>
 
@@ -205,6 +206,14 @@ caf::behavior directory(directory_ptr self, progress_loop* loop, directory_param
         self->state.writable_waiters[peer].push_back(std::move(who));
       },
       [=](stats_atom) { return stats(self); },
+      [=](expose_atom, const std::string& peer, buffer& b) {
+        return self->delegate(self->state.node, expose_atom::value, peer, std::move(b));
+      },
+      [=](unexpose_atom, const std::string& peer, std::uint64_t offset) {
+        return self->delegate(self->state.node, unexpose_atom::value, peer, offset);
+      },
+      [=](place_atom, const std::string& peer, std::uint64_t offset, buffer& data,
+          caf::strong_actor_ptr& notify) { place(self, peer, offset, std::move(data), notify); },
       [=](stop_atom) { stop(self); },
       [=](forward_atom, forwarded& f) {
         if (self->state.stopping) {

@@ -59,6 +59,10 @@ void forward(directory_ptr self, forwarded& f);
 void on_inbound(directory_ptr self, const std::string& peer, inbound_message& m);
 void send_resolve(directory_ptr self, const std::string& peer, std::uint64_t id,
                   const std::string& name);
+// A direct write into `peer`'s own map at `offset`; `notify` hears of a
+// failure as (undelivered_atom, peer, error).
+void place(directory_ptr self, const std::string& peer, std::uint64_t offset, buffer&& data,
+           const caf::strong_actor_ptr& notify);
 void send_down(directory_ptr self, const std::string& peer, std::uint64_t id,
                const std::string& reason);
 

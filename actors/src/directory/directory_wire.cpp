@@ -234,6 +234,27 @@ void send_resolve(directory_ptr self, const std::string& peer, std::uint64_t id,
   send_control(self, peer, std::move(e));
 }
 
+void place(directory_ptr self, const std::string& peer, std::uint64_t offset, buffer&& data,
+           const caf::strong_actor_ptr& notify) {
+  outbound_message m;
+  m.has_envelope = false;
+  m.writes.push_back({offset, std::move(data)});
+  auto tell = [notify, peer](caf::error why) {
+    if (notify)
+      notify->enqueue(nullptr, caf::make_message_id(),
+                      caf::make_message(undelivered_atom::value, peer, std::move(why)), nullptr);
+  };
+  // Dropped at the connection: it runs there, on the connection's thread.
+  m.on_failure = [tell, peer](const std::string& why) {
+    tell(make_error(errc::not_mapped, "node '" + peer + "': " + why));
+  };
+  ++self->state.counters.direct_writes;
+  send_envelope(self, peer, std::move(m), [self, tell](caf::error& e) {
+    ++self->state.counters.undeliverable;
+    tell(e);
+  });
+}
+
 void send_down(directory_ptr self, const std::string& peer, std::uint64_t id,
                const std::string& reason) {
   envelope e;

@@ -2,6 +2,7 @@
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/node/node_actor.hpp>
 #include <riomesh/actors/progress/progress_loop.hpp>
+#include <riomesh/buffer_inspect.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/errc.hpp>
 
@@ -328,6 +329,20 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
         // The connection answers the requester directly.
         self->delegate(it->second, outbound_atom::value, std::move(m));
         return caf::delegated<std::uint64_t>{};
+      },
+      [=](expose_atom, const std::string& peer, buffer& b) -> caf::result<std::uint64_t> {
+        auto it = self->state.by_peer.find(peer);
+        if (it == self->state.by_peer.end())
+          return make_error(errc::not_connected, "node '" + peer + "'");
+        self->delegate(it->second, expose_atom::value, std::move(b));
+        return caf::delegated<std::uint64_t>{};
+      },
+      [=](unexpose_atom, const std::string& peer, std::uint64_t offset) -> caf::result<bool> {
+        auto it = self->state.by_peer.find(peer);
+        if (it == self->state.by_peer.end())
+          return false;
+        self->delegate(it->second, unexpose_atom::value, offset);
+        return caf::delegated<bool>{};
       },
       [=](port_atom) { return self->state.listener->port(); },
   };

@@ -99,6 +99,18 @@ class runtime {
   // drops; below eager_threshold it is copied at once (and released).
   buffer wrap(void* data, std::size_t size, std::function<void()> release);
 
+  // Direct placement, as rsockets' riomap / riowrite: expose() maps `b` for
+  // `node` to write into and returns the offset to tell it; write() puts
+  // `data` there, ahead of any message sent after it from the same thread,
+  // so a message that follows is delivered after the data. A write the
+  // peer has no map for is dropped and `notify` gets (undelivered_atom,
+  // node, errc::not_mapped). Exposed memory stays alive until unexposed
+  // or the connection ends.
+  caf::expected<std::uint64_t> expose(const std::string& node, buffer b);
+  bool unexpose(const std::string& node, std::uint64_t offset);
+  void write(const std::string& node, std::uint64_t offset, buffer data,
+             const caf::actor& notify = caf::actor{});
+
   // Counters of this node and of each connection.
   node_stats stats();
   // `who` gets (writable_atom, node) once `node`'s queue, congested, drains.

@@ -24,6 +24,9 @@ using resolve_atom = caf::atom_constant<caf::atom("rm_resolve")>;      // a peer
 using timeout_atom = caf::atom_constant<caf::atom("rm_timeout")>;      // a wait is over
 using notify_atom = caf::atom_constant<caf::atom("rm_notify")>;        // tell me when writable
 using stop_atom = caf::atom_constant<caf::atom("rm_stop")>;            // drain and end
+using expose_atom = caf::atom_constant<caf::atom("rm_expose")>;        // map memory for a peer
+using unexpose_atom = caf::atom_constant<caf::atom("rm_unexpos")>;     // and unmap it
+using place_atom = caf::atom_constant<caf::atom("rm_place")>;          // write into a peer's map
 using undelivered_atom = caf::atom_constant<caf::atom("rm_undeliv")>;  // a send failed
 
 }  // namespace riomesh::actors

@@ -27,9 +27,21 @@ namespace riomesh::actors {
 
 class stream_assembly;
 
+// Bytes for memory the peer's application mapped (riomap), at its offset:
+// rsockets' riowrite, in order with the messages around it.
+struct direct_write {
+  std::uint64_t offset = 0;
+  buffer data;
+};
+
 struct outbound_message {
   envelope env;  // kind, sender, receiver, request id, body; buffers are filled in
   std::vector<buffer> placed;
+  std::vector<direct_write> writes;  // done first, before any placement
+  bool has_envelope = true;          // false: writes only
+  // Called (on the connection's thread) if the message is dropped after
+  // being queued: a direct write found no mapping at the peer.
+  std::function<void(const std::string&)> on_failure;
 };
 
 struct inbound_message {
@@ -64,6 +76,8 @@ class connection_core {
     std::uint64_t inline_bytes_out = 0, inline_bytes_in = 0;  // envelope bodies: copied
     std::uint64_t credit_stalls = 0;                          // a message waited for arena space
     std::uint64_t streamed_bytes_in = 0;  // buffers beyond the arena, assembled: copied
+    std::uint64_t direct_bytes_out = 0;   // direct writes into the peer's own maps
+    std::uint64_t dropped = 0;            // queued, then dropped (a write without a map)
     std::uint64_t releases_out = 0, releases_in = 0;
     std::size_t queue_depth = 0;
   };
@@ -96,6 +110,10 @@ class connection_core {
  private:
   struct released;  // arena ranges whose views dropped, shared with them
   bool send_next();
+  enum class write_state { done, waiting, dropped };
+  // The head's direct writes, resumed where the channel stopped taking.
+  write_state write_direct(outbound_message& m);
+  void drop_head(const std::string& why);
   bool flush_bytes();
   bool read_inbound();
   bool report_releases(clock::time_point now);
@@ -114,6 +132,7 @@ class connection_core {
   std::deque<outbound_message> queue_;
   // The head message's progress: arena space taken, buffers written so far.
   bool head_allocated_ = false;
+  std::size_t write_index_ = 0, write_done_ = 0;
   std::size_t place_index_ = 0, place_done_ = 0;
   bool stalled_ = false;
   std::vector<unsigned char> out_bytes_;  // an envelope partly sent

@@ -9,6 +9,10 @@
 //   (notify_atom, node, actor)                 (writable_atom, node) to that
 //                                                 actor when node's queue drains
 //   (stats_atom)                               -> node_stats
+//   (expose_atom, node, buffer)                -> offset: mapped for node
+//   (unexpose_atom, node, offset)              -> bool
+//   (place_atom, node, offset, buffer, notify) a direct write into node's
+//                                                 map, ahead of later messages
 //   (stop_atom)                                fails what waits, ends the node
 // and, from proxies, (forward_atom, forwarded). A one-way message that
 // cannot go out is reported to its sender as
@@ -40,6 +44,7 @@ struct directory_counters {
   std::uint64_t requests_out = 0, responses_in = 0;
   std::uint64_t bytes_placed_out = 0, bytes_placed_in = 0;      // buffers sent by iowrite
   std::uint64_t payload_copied_out = 0, payload_copied_in = 0;  // buffers serialized inline
+  std::uint64_t direct_writes = 0;                              // into peers' own maps (place_atom)
   std::uint64_t undeliverable = 0;  // refused locally (congested, encode, not connected)
   std::uint64_t bad_inbound = 0;    // decode failures, unknown receivers
   std::uint64_t proxies = 0, exported = 0, published = 0;
