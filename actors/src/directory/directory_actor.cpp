@@ -18,10 +18,6 @@ const char* directory_state::name = "riomesh.directory";
 
 namespace {
 
-const std::string& me(directory_ptr self) {
-  return self->state.params.node.connection.node_name;
-}
-
 caf::error not_connected(directory_ptr self, const std::string& peer) {
   auto& st = self->state;
   auto it = st.last_failure.find(peer);

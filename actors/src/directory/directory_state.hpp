@@ -54,6 +54,11 @@ struct directory_state {
 
 using directory_ptr = caf::stateful_actor<directory_state>*;
 
+// This node's name, for log lines and error contexts.
+inline const std::string& me(directory_ptr self) {
+  return self->state.params.node.connection.node_name;
+}
+
 // directory_wire.cpp
 void forward(directory_ptr self, forwarded& f);
 void on_inbound(directory_ptr self, const std::string& peer, inbound_message& m);

@@ -15,10 +15,6 @@
 namespace riomesh::actors {
 namespace {
 
-const std::string& me(directory_ptr self) {
-  return self->state.params.node.connection.node_name;
-}
-
 // Hands an envelope to the node; `failed` runs if it cannot go out.
 template <class OnError>
 void send_envelope(directory_ptr self, const std::string& peer, outbound_message&& m,
