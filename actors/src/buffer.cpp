@@ -1,3 +1,4 @@
+#include <riomesh/actors/placement/invalidation_bus.hpp>
 #include <riomesh/buffer.hpp>
 
 #include <cstring>
@@ -29,17 +30,30 @@ buffer buffer::copy_of(const void* data, std::size_t size) {
 }
 
 buffer buffer::wrap(void* data, std::size_t size, std::function<void()> release) {
-  return adopt(static_cast<unsigned char*>(data), size, origin::user, std::move(release));
+  // Connections may have registered this memory to send from: they forget
+  // it before the user gets it back (invalidation_bus.hpp).
+  return adopt(static_cast<unsigned char*>(data), size, origin::user,
+               [data, size, release = std::move(release)] {
+                 actors::invalidation_bus::global().publish(data, size);
+                 if (release)
+                   release();
+               });
 }
 
 buffer buffer::adopt(unsigned char* data, std::size_t size, origin where,
                      std::function<void()> release) {
+  return adopt(data, size, where, std::move(release), home{});
+}
+
+buffer buffer::adopt(unsigned char* data, std::size_t size, origin where,
+                     std::function<void()> release, home block) {
   buffer b;
   b.s_ = std::make_shared<storage>();
   b.s_->data = data;
   b.s_->size = size;
   b.s_->where = where;
   b.s_->release = std::move(release);
+  b.s_->block = std::move(block);
   return b;
 }
 
@@ -47,7 +61,8 @@ buffer buffer::slice(std::size_t offset, std::size_t length) const {
   if (length == 0 || !s_)
     return {};
   auto whole = s_;
-  return adopt(s_->data + offset, length, s_->where, [whole] {});
+  return adopt(
+      s_->data + offset, length, s_->where, [whole] {}, s_->block);
 }
 
 const char* to_string(buffer::origin o) {

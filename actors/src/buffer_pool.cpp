@@ -13,6 +13,9 @@ namespace riomesh {
 struct buffer_pool::state {
   struct slab {
     unsigned char* memory = nullptr;
+    // Shared with the buffers' home blocks: connections that registered
+    // the slab keep its pages until they deregister it.
+    std::shared_ptr<unsigned char> owner;
     actors::arena_allocator space;
     std::optional<actors::registration> reg;
     explicit slab(std::uint64_t size) : space(size) {}
@@ -31,7 +34,7 @@ struct buffer_pool::state {
   void drop(slab& s) {
     if (s.reg && fabric)
       fabric->deregister(*s.reg);
-    std::free(s.memory);
+    s.owner.reset();
     --stats.slabs;
     stats.slab_bytes -= s.space.size();
   }
@@ -43,11 +46,11 @@ struct buffer_pool::state {
     slabs.emplace_back(size);
     auto& s = slabs.back();
     s.memory = static_cast<unsigned char*>(memory);
+    s.owner.reset(s.memory, [](unsigned char* p) { std::free(p); });
     if (fabric) {
       s.reg = fabric->register_range(reinterpret_cast<std::uintptr_t>(memory), size);
       if (!s.reg) {
-        std::free(memory);
-        slabs.pop_back();
+        slabs.pop_back();  // its owner frees the memory
         throw std::bad_alloc();
       }
     }
@@ -99,8 +102,10 @@ buffer buffer_pool::allocate(std::size_t size) {
   ++state_->stats.allocations;
   // The release holds the pool's state: buffers may outlive the pool.
   auto keep = state_;
-  return buffer::adopt(from->memory + *offset, size, buffer::origin::pool,
-                       [keep, from, at = *offset, length] { keep->give_back(from, at, length); });
+  return buffer::adopt(
+      from->memory + *offset, size, buffer::origin::pool,
+      [keep, from, at = *offset, length] { keep->give_back(from, at, length); },
+      buffer::home{from->memory, static_cast<std::size_t>(from->space.size()), from->owner});
 }
 
 const actors::registration* buffer_pool::registration_of(const buffer& b) const {

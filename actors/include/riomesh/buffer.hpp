@@ -26,6 +26,15 @@ class buffer {
     arena,  // placed by a peer into this node's arena on arrival
   };
 
+  // The block a buffer's bytes live in, when the runtime can register that
+  // block once for many buffers (a pool slab): `keep` holds the block's
+  // memory, so a registration of it never outlives the pages it pins.
+  struct home {
+    const unsigned char* base = nullptr;
+    std::size_t length = 0;
+    std::shared_ptr<const void> keep;
+  };
+
   // A byte container for CAF's type traits, so a bare buffer can be a
   // message element; its inspect (buffer_inspect.hpp) still decides how
   // it is serialized.
@@ -40,6 +49,8 @@ class buffer {
   // back by `release`.
   static buffer adopt(unsigned char* data, std::size_t size, origin where,
                       std::function<void()> release);
+  static buffer adopt(unsigned char* data, std::size_t size, origin where,
+                      std::function<void()> release, home block);
 
   // Bytes [offset, offset + length) of this buffer, sharing it: the
   // whole stays alive while the slice does. Same origin.
@@ -57,6 +68,8 @@ class buffer {
   unsigned char operator[](std::size_t i) const { return s_->data[i]; }
 
   origin where() const noexcept { return s_ ? s_->where : origin::none; }
+  // Its home block, or null.
+  const home* home_block() const noexcept { return s_ && s_->block.keep ? &s_->block : nullptr; }
   long use_count() const noexcept { return s_.use_count(); }
 
  private:
@@ -66,6 +79,7 @@ class buffer {
     origin where = origin::none;
     std::function<void()> release;
     std::unique_ptr<unsigned char[]> owned;  // copy_of's bytes
+    home block;
     ~storage();
   };
   std::shared_ptr<storage> s_;

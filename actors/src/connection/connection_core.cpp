@@ -1,5 +1,6 @@
 #include <riomesh/actors/connection/buffer_stream.hpp>
 #include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/send_registrations.hpp>
 
 #include <algorithm>
 
@@ -26,7 +27,8 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
         return l;
       }()),
       batch_(s.releases),
-      released_(std::make_shared<released>()) {
+      released_(std::make_shared<released>()),
+      regs_(std::make_unique<send_registrations>(ch, registration_cache::limits{})) {
   released_->wake = std::move(wake);
   if (s.inbound.arena_size > 0) {
     auto m = ch_.map(arena_, s.inbound.arena_size, 0);
@@ -77,9 +79,13 @@ bool connection_core::pump(clock::time_point now) {
   events_.clear();
   ch_.take_events(events_);
   for (const auto& e : events_) {
-    if (e.kind == channels::event_kind::iowrite_done)
+    if (e.kind == channels::event_kind::iowrite_done) {
       in_flight_.erase(e.token);
-    else if (e.kind == channels::event_kind::peer_iomap)
+      if (auto l = leases_.find(e.token); l != leases_.end()) {
+        regs_->unpin(l->second);
+        leases_.erase(l);
+      }
+    } else if (e.kind == channels::event_kind::peer_iomap)
       peer_mapped_ = true;
     moved = true;
   }
@@ -111,14 +117,26 @@ bool connection_core::flush_bytes() {
 // Moves the head of the queue on: arena space for its buffers (or a
 // stall), their iowrites (resumed where the channel stopped taking), then
 // its envelope. True once the envelope is encoded.
+channels::io_result connection_core::write_from(const buffer& b, std::size_t done,
+                                                std::uint64_t offset) {
+  auto token = next_token_++;
+  auto lease = regs_->pin(b);
+  auto r = ch_.iowrite(b.data() + done, b.size() - done, offset, token);
+  if (r.bytes > 0) {
+    in_flight_[token] = b;  // the source stays alive until its iowrite_done
+    if (lease)
+      leases_[token] = *lease;
+  } else if (lease) {
+    regs_->unpin(*lease);
+  }
+  return r;
+}
+
 connection_core::write_state connection_core::write_direct(outbound_message& m) {
   while (write_index_ < m.writes.size()) {
     const auto& w = m.writes[write_index_];
-    auto token = next_token_++;
-    auto r = ch_.iowrite(w.data.data() + write_done_, w.data.size() - write_done_,
-                         w.offset + write_done_, token);
+    auto r = write_from(w.data, write_done_, w.offset + write_done_);
     if (r.bytes > 0) {
-      in_flight_[token] = w.data;
       write_done_ += r.bytes;
       stats_.direct_bytes_out += r.bytes;
     }
@@ -188,11 +206,8 @@ bool connection_core::send_next() {
   }
   while (place_index_ < m.placed.size()) {
     const auto& b = m.placed[place_index_];
-    auto token = next_token_++;
-    auto r = ch_.iowrite(b.data() + place_done_, b.size() - place_done_,
-                         m.env.buffers[place_index_].offset + place_done_, token);
+    auto r = write_from(b, place_done_, m.env.buffers[place_index_].offset + place_done_);
     if (r.bytes > 0) {
-      in_flight_[token] = b;  // the source stays alive until its iowrite_done
       place_done_ += r.bytes;
       stats_.bytes_placed_out += r.bytes;
     }
@@ -254,8 +269,9 @@ void connection_core::deliver(envelope&& e) {
   for (const auto& r : e.buffers) {
     // The peer's space is whole allocations: give back what it took.
     arena_range range{r.offset, arena_allocator::round_up(r.length)};
-    m.placed.push_back(
-        buffer::adopt(arena_ + r.offset, r.length, buffer::origin::arena, [shared, owner, range] {
+    m.placed.push_back(buffer::adopt(
+        arena_ + r.offset, r.length, buffer::origin::arena,
+        [shared, owner, range] {
           std::function<void()> wake;
           {
             std::lock_guard<std::mutex> guard(shared->lock);
@@ -267,7 +283,9 @@ void connection_core::deliver(envelope&& e) {
           }
           if (wake)
             wake();
-        }));
+        },
+        // Sent on from here, the arena registers once, as a pool slab does.
+        owner ? buffer::home{arena_, settings_.inbound.arena_size, owner} : buffer::home{}));
     stats_.bytes_placed_in += r.length;
   }
   std::string error;
@@ -323,6 +341,10 @@ connection_core::counters connection_core::stats() const {
   s.queue_depth = queue_.size();
   if (streams_)
     s.streamed_bytes_in = streams_->copied();
+  auto r = regs_->stats();
+  s.registrations = r.registrations;
+  s.registration_hits = r.hits;
+  s.per_write_registrations = r.per_write;
   return s;
 }
 

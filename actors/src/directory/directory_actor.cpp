@@ -113,6 +113,7 @@ void on_closed(directory_ptr self, const std::string& peer, const std::string& r
 
 void on_writable(directory_ptr self, const std::string& peer) {
   auto& st = self->state;
+  st.congested.erase(peer);
   auto it = st.writable_waiters.find(peer);
   if (it == st.writable_waiters.end())
     return;
@@ -199,6 +200,9 @@ caf::behavior directory(directory_ptr self, progress_loop* loop, directory_param
           std::chrono::milliseconds timeout) { resolve(self, peer, name, timeout); },
       [=](timeout_atom, std::uint64_t id) { resolve_timed_out(self, id); },
       [=](notify_atom, const std::string& peer, caf::actor& who) {
+        // Writable already (nothing refused since it last drained): say so.
+        if (!self->state.congested.count(peer))
+          return self->send(who, writable_atom::value, peer);
         self->state.writable_waiters[peer].push_back(std::move(who));
       },
       [=](stats_atom) { return stats(self); },

@@ -47,6 +47,7 @@ struct directory_state {
   pending_table<request_wait> requests;
   pending_table<resolve_wait> resolves;
   std::map<std::string, std::vector<caf::actor>> writable_waiters;
+  std::set<std::string> congested;  // refused a send, not yet drained
   directory_counters counters;
   bool stopping = false;
   static const char* name;

@@ -44,6 +44,8 @@ void send_error(directory_ptr self, const std::string& peer, std::uint64_t recei
 void undeliverable(directory_ptr self, const forwarded& f, caf::error why) {
   auto& st = self->state;
   ++st.counters.undeliverable;
+  if (is(why, errc::congested))
+    st.congested.insert(f.peer);
   if (f.mid.is_request()) {
     // It was entered as waiting; whoever fails it first answers.
     return;

@@ -5,6 +5,7 @@
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/errc.hpp>
+#include <riomesh/log.hpp>
 
 #include <caf/actor_system.hpp>
 #include <caf/blocking_actor.hpp>
@@ -177,6 +178,10 @@ void on_closed(self_ptr self, const std::string& reason) {
     return;
   auto l = it->second;
   drop_link(self, from);
+  if (!l.up)  // refused before any memory was exposed: say so, on both sides
+    logging::warn(self->state.params.connection.node_name,
+                  (l.dialed ? "connection to node '" + l.peer + "'" : std::string{"a connection"}) +
+                      " failed during setup: " + reason);
   if (l.up) {
     self->state.pending_loss[l.peer] = reason;
     self->delayed_send(self, self->state.params.loss_grace, loss_atom::value, l.peer);

@@ -113,7 +113,8 @@ class runtime {
 
   // Counters of this node and of each connection.
   node_stats stats();
-  // `who` gets (writable_atom, node) once `node`'s queue, congested, drains.
+  // `who` gets (writable_atom, node) once `node`'s queue, congested, has
+  // drained to half; at once if no send to it was refused since it last did.
   void notify_writable(const std::string& node, const caf::actor& who);
 
   // Fails what waits on peers (errc::stopped), closes the connections and

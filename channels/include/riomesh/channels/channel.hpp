@@ -62,6 +62,8 @@ class channel {
   // Harmless where nothing needs registering (tcp).
   virtual bool register_memory(const void* /*base*/, std::size_t /*length*/) { return true; }
   virtual void deregister_memory(const void* /*base*/) {}
+  // Whether iowrite() sources need registering at all (rdma yes, tcp no).
+  virtual bool registers_memory() const { return false; }
 
   virtual int wait_fd() const = 0;
   virtual bool wants_write() const = 0;

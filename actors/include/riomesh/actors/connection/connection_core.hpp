@@ -26,6 +26,7 @@
 namespace riomesh::actors {
 
 class stream_assembly;
+class send_registrations;
 
 // Bytes for memory the peer's application mapped (riomap), at its offset:
 // rsockets' riowrite, in order with the messages around it.
@@ -78,6 +79,8 @@ class connection_core {
     std::uint64_t streamed_bytes_in = 0;  // buffers beyond the arena, assembled: copied
     std::uint64_t direct_bytes_out = 0;   // direct writes into the peer's own maps
     std::uint64_t dropped = 0;            // queued, then dropped (a write without a map)
+    // rdma: memory registered to send from (send_registrations.hpp).
+    std::uint64_t registrations = 0, registration_hits = 0, per_write_registrations = 0;
     std::uint64_t releases_out = 0, releases_in = 0;
     std::size_t queue_depth = 0;
   };
@@ -142,6 +145,11 @@ class connection_core {
   std::vector<channels::event> events_;
   std::vector<inbound_message> inbound_;
   std::unique_ptr<stream_assembly> streams_;
+  std::unique_ptr<send_registrations> regs_;
+  std::map<std::uint64_t, std::uint64_t> leases_;  // iowrite token -> pinned registration
+  // Starts an iowrite of b's bytes [done, size) at `offset`, with its
+  // memory registered (or pinned) for it.
+  channels::io_result write_from(const buffer& b, std::size_t done, std::uint64_t offset);
   counters stats_;
 };
 

@@ -58,6 +58,7 @@ class rdma_channel final : public channel {
   bool drained() const override { return eng_->drained(); }
   bool register_memory(const void* base, std::size_t length) override;
   void deregister_memory(const void* base) override;
+  bool registers_memory() const override { return true; }
   void keepalive();
   // A keepalive every params.keepalive: a peer that is gone then fails it
   // (the transport's retries run out) and the connection closes.
