@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <future>
+#include <thread>
 
 using namespace riomesh;
 using namespace riomesh::test;
@@ -147,4 +148,40 @@ TEST_CASE("runtime: no secret on a non-loopback address is refused at start") {
   }
   s.cluster.insecure = true;  // unless the config says so
   CHECK_NOTHROW(start_node(s));
+}
+
+TEST_CASE("runtime: stopping sends what is queued first") {
+  auto b = start_node(node_settings("node-b"));
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  auto sink_at_b = spawn_sink(b->system());
+  b->publish(sink_at_b, "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  constexpr std::uint64_t n = 300;
+  {
+    caf::scoped_actor self{a->system()};
+    for (std::uint64_t i = 0; i < n; ++i) {
+      auto data = a->allocate(i % 2 ? 200 << 10 : 100);
+      fill(data, i);
+      self->send(*s, blob{i, data});
+    }
+  }
+  a.reset();  // at once: the sends are still on their way
+  // a has stopped: all of it left a; b may still be reading the last.
+  caf::scoped_actor self{b->system()};
+  std::uint64_t count = 0;
+  bool intact = false;
+  for (int tries = 0; tries < 100 && count < n; ++tries) {
+    self->request(sink_at_b, 10s, count_atom::value)
+        .receive(
+            [&](std::uint64_t c, bool ok) {
+              count = c;
+              intact = ok;
+            },
+            [&](caf::error& e) { FAIL(b->system().render(e)); });
+    if (count < n)
+      std::this_thread::sleep_for(50ms);
+  }
+  CHECK(count == n);
+  CHECK(intact);
 }

@@ -312,3 +312,19 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: direct placement into memory the receiver
   CHECK(b->unexpose("node-a", *offset));
   CHECK_FALSE(b->unexpose("node-a", *offset));
 }
+
+TEST_CASE("runtime: a message the receiver cannot decode fails the request, saying so") {
+  // node-b's config lacks the test types: it cannot read a blob.
+  auto b = std::make_unique<runtime>(node_settings("node-b"));
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  b->publish(spawn_sink(b->system()), "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  caf::scoped_actor self{a->system()};
+  caf::error failure;
+  self->request(*s, 5s, blob{1, a->allocate(10)})
+      .receive([](caf::message&) {}, [&](caf::error& e) { failure = e; });
+  CHECK_MESSAGE(is(failure, errc::decode_failure), a->system().render(failure));
+  CHECK(a->system().render(failure).find("node 'node-b'") != std::string::npos);
+  CHECK(b->stats().node.bad_inbound == 1);
+}

@@ -31,14 +31,28 @@ void send_control(directory_ptr self, const std::string& peer, envelope&& e) {
   });
 }
 
+// An error envelope's body: the riomesh error code (one byte), then text.
 void send_error(directory_ptr self, const std::string& peer, std::uint64_t receiver,
-                std::uint64_t request_id, const std::string& why) {
+                std::uint64_t request_id, errc code, const std::string& why) {
   envelope e;
   e.kind = envelope_kind::error;
   e.receiver = receiver;
   e.request_id = request_id;
-  e.body.assign(why.begin(), why.end());
+  e.body.push_back(static_cast<unsigned char>(code));
+  e.body.insert(e.body.end(), why.begin(), why.end());
   send_control(self, peer, std::move(e));
+}
+
+// A peer's error envelope as an error here; a code we do not know stays
+// visible as the peer's text.
+caf::error error_of(const std::string& peer, const std::vector<unsigned char>& body) {
+  auto code = body.empty() ? 0 : body[0];
+  bool known = code == static_cast<unsigned char>(errc::actor_exited) ||
+               code == static_cast<unsigned char>(errc::decode_failure);
+  std::string text = body.empty() ? "" : std::string(body.begin() + 1, body.end());
+  if (!known)
+    text = "node '" + peer + "' answered with error code " + std::to_string(code) + ": " + text;
+  return make_error(known ? static_cast<errc>(code) : errc::decode_failure, text);
 }
 
 void undeliverable(directory_ptr self, const forwarded& f, caf::error why) {
@@ -115,24 +129,25 @@ void deliver(directory_ptr self, const std::string& peer, inbound_message& m) {
   auto& env = m.env;
   bool request = env.kind == envelope_kind::request;
   auto where = "from node '" + peer + "' to actor " + std::to_string(env.receiver) + ": ";
-  auto refuse = [&](const std::string& why) {
+  auto refuse = [&](errc code, const std::string& why) {
     ++st.counters.bad_inbound;
     logging::warn(me(self), where + why);
     if (request)
-      send_error(self, peer, env.sender, env.request_id, "node '" + me(self) + "': " + why);
+      send_error(self, peer, env.sender, env.request_id, code, "node '" + me(self) + "': " + why);
   };
   if (request && (env.request_id == 0 || env.request_id > pending_table<int>::max_id))
-    return refuse("request id " + std::to_string(env.request_id) + " out of range");
+    return refuse(errc::decode_failure,
+                  "request id " + std::to_string(env.request_id) + " out of range");
   auto target = caf::actor_cast<caf::strong_actor_ptr>(st.exports.find(env.receiver));
   if (!target)
-    return refuse("no such actor (it exited, or was never published)");
+    return refuse(errc::actor_exited, "no such actor (it exited, or was never published)");
   caf::message msg;
   std::string error;
   std::uint64_t copied = 0;
   auto placed = [&m](std::size_t i) { return m.placed[i]; };
   if (!decode_message(self->system(), env.body.data(), env.body.size(), m.placed.size(), placed,
                       msg, error, &copied))
-    return refuse("decode failure: " + error);
+    return refuse(errc::decode_failure, error);
   ++st.counters.messages_in;
   st.counters.payload_copied_in += copied;
   for (auto& b : m.placed)
@@ -157,7 +172,7 @@ void complete(directory_ptr self, const std::string& peer, inbound_message& m) {
   }
   ++st.counters.responses_in;
   if (m.env.kind == envelope_kind::error)
-    return fail_request(self, *w, make_error(errc::actor_exited, text_of(m.env.body)));
+    return fail_request(self, *w, error_of(peer, m.env.body));
   caf::message msg;
   std::string error;
   std::uint64_t copied = 0;
