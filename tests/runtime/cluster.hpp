@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +65,13 @@ caf::actor spawn_fn(caf::actor_system& sys, Fn fn) {
 }
 
 std::uint64_t checksum(const buffer& b);
+
+// (sum_atom, data) answered by `to`: the checksum it computed (the test
+// fails on an error).
+std::uint64_t sum_at(runtime& rt, const caf::actor& to, const buffer& data);
+// Sends (count_atom) to `to` from an actor of `rt`; the future gets the
+// error it ended with, or none if it was answered.
+std::future<caf::error> request_outcome(runtime& rt, const caf::actor& to);
 void fill(buffer& b, std::uint64_t seed);
 bool matches(const buffer& b, std::uint64_t seed);  // filled with that seed
 

@@ -84,13 +84,7 @@ TEST_CASE("runtime: a lost node fails pending requests, fires monitors, and come
                [&](caf::error& e) { FAIL(a->system().render(e)); });
   REQUIRE(kept.where() == buffer::origin::arena);
   // A request that will never be answered, then the node goes away.
-  auto outcome = std::make_shared<std::promise<caf::error>>();
-  auto answered = outcome->get_future();
-  spawn_fn(a->system(), [outcome, to = *h](caf::event_based_actor* self) {
-    self->request(to, 30s, count_atom::value)
-        .then([outcome](std::uint64_t, bool) { outcome->set_value(caf::error{}); },
-              [outcome](caf::error& e) { outcome->set_value(e); });
-  });
+  auto answered = request_outcome(*a, *h);
   std::this_thread::sleep_for(100ms);
   caf::anon_send_exit(hole, caf::exit_reason::kill);
   hole = nullptr;

@@ -23,15 +23,6 @@ struct two_nodes {
   }
 };
 
-std::uint64_t remote_sum(runtime& rt, const caf::actor& to, const buffer& data) {
-  caf::scoped_actor self{rt.system()};
-  std::uint64_t got = 0;
-  self->request(to, 60s, sum_atom::value, data)
-      .receive([&](std::uint64_t s) { got = s; },
-               [&](caf::error& e) { FAIL("sum of ", data.size(), " B: ", rt.system().render(e)); });
-  return got;
-}
-
 }  // namespace
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: typed request and response across nodes") {
@@ -61,7 +52,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: buffers of every size arrive intact, plac
     CAPTURE(size);
     auto data = a->allocate(size);
     fill(data, size);
-    CHECK(remote_sum(*a, *s, data) == checksum(data));
+    CHECK(sum_at(*a, *s, data) == checksum(data));
   }
   // Buffers come back too: the echo's buffer is placed in a's arena.
   caf::scoped_actor self{a->system()};
@@ -85,7 +76,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: pool buffers above the threshold are neve
   for (std::size_t size : {thr, thr + 1, std::size_t{1} << 20, std::size_t{8} << 20}) {
     auto data = a->allocate(size);
     fill(data, size);
-    CHECK(remote_sum(*a, *s, data) == checksum(data));
+    CHECK(sum_at(*a, *s, data) == checksum(data));
     sent += size;
   }
   auto sa = a->stats(), sb = b->stats();
@@ -111,7 +102,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: pool buffers above the threshold are neve
   bool released = false;
   auto wrapped = a->wrap(mine.data(), mine.size(), [&] { released = true; });
   CHECK(wrapped.where() == buffer::origin::user);
-  CHECK(remote_sum(*a, *s, wrapped) == checksum(wrapped));
+  CHECK(sum_at(*a, *s, wrapped) == checksum(wrapped));
   wrapped = buffer{};
   if (fabric_under_test() == "rdma") {
     auto after = a->stats().peers[0].second;
@@ -122,7 +113,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: pool buffers above the threshold are neve
   // Small ones are copied, and counted as such.
   auto small = a->allocate(100);
   fill(small, 1);
-  CHECK(remote_sum(*a, *s, small) == checksum(small));
+  CHECK(sum_at(*a, *s, small) == checksum(small));
   CHECK(a->stats().node.payload_copied_out == 100);
 }
 
@@ -222,11 +213,11 @@ TEST_CASE("runtime: three nodes; a request crosses two hops and comes back") {
   REQUIRE(r);
   auto data = a->allocate(2 << 20);
   fill(data, 3);
-  CHECK(remote_sum(*a, *r, data) == checksum(data));
+  CHECK(sum_at(*a, *r, data) == checksum(data));
   // And a talks to c directly as well.
   auto direct = a->remote_actor("node-c", "sink");
   REQUIRE(direct);
-  CHECK(remote_sum(*a, *direct, data) == checksum(data));
+  CHECK(sum_at(*a, *direct, data) == checksum(data));
 }
 
 TEST_CASE("runtime: a buffer larger than the arena streams through it, or is refused") {
@@ -243,7 +234,7 @@ TEST_CASE("runtime: a buffer larger than the arena streams through it, or is ref
   // 4 MiB arena: 1 MiB pieces, and an uneven tail.
   auto big = a->allocate((19ull << 20) + 12345);
   fill(big, 19);
-  CHECK(remote_sum(*a, *s, big) == checksum(big));
+  CHECK(sum_at(*a, *s, big) == checksum(big));
   // Back the other way too: b's reply streams into a's arena.
   caf::scoped_actor self{a->system()};
   self->request(*s, 60s, echo_atom::value, big)

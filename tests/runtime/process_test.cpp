@@ -20,15 +20,6 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-std::uint64_t sum_at(runtime& rt, const caf::actor& to, const buffer& data) {
-  caf::scoped_actor self{rt.system()};
-  std::uint64_t got = 0;
-  self->request(to, 60s, sum_atom::value, data)
-      .receive([&](std::uint64_t s) { got = s; },
-               [&](caf::error& e) { FAIL("sum of ", data.size(), " B: ", rt.system().render(e)); });
-  return got;
-}
-
 // Streams blobs to `to` until told to stop; remembers the first error.
 struct streamer {
   std::atomic<bool> stop{false};
@@ -110,13 +101,7 @@ TEST_CASE("processes: kill -9 mid-stream; monitors fire, requests fail, the peer
   // A request pending when the peer dies (its actor never answers).
   auto hole = a->remote_actor("node-b", "hole");
   REQUIRE(hole);
-  auto outcome = std::make_shared<std::promise<caf::error>>();
-  auto answered = outcome->get_future();
-  spawn_fn(a->system(), [outcome, to = *hole](caf::event_based_actor* self) {
-    self->request(to, 30s, count_atom::value)
-        .then([outcome](std::uint64_t, bool) { outcome->set_value(caf::error{}); },
-              [outcome](caf::error& e) { outcome->set_value(e); });
-  });
+  auto answered = request_outcome(*a, *hole);
   auto st = std::make_shared<streamer>();
   auto sender = a->system().spawn(stream_blobs, *s, st, a.get());
   std::this_thread::sleep_for(300ms);

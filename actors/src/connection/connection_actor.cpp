@@ -119,7 +119,7 @@ void pump(self_ptr self) {
         return close(self, "this node stopped");
       }
     }
-    if (st.congested && st.core->stats().queue_depth <= st.params.max_pending / 2) {
+    if (st.congested && st.core->queue_depth() <= st.params.max_pending / 2) {
       st.congested = false;
       self->send(st.owner, writable_atom::value);
     }
@@ -242,7 +242,7 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         switch (st.core->submit(std::move(m))) {
           case connection_core::submit_status::queued:
             queue_pump(self);
-            return st.core->stats().queue_depth;
+            return st.core->queue_depth();
           case connection_core::submit_status::congested:
             st.congested = true;
             return make_error(errc::congested, peer + std::to_string(st.params.max_pending) +

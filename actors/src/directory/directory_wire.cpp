@@ -124,6 +124,21 @@ void forward(directory_ptr self, forwarded& f) {
 
 namespace {
 
+// The envelope's message, its buffers the views that arrived; counts what
+// was placed and what came inline.
+bool decode_counted(directory_ptr self, inbound_message& m, caf::message& msg, std::string& error) {
+  std::uint64_t copied = 0;
+  auto placed = [&m](std::size_t i) { return m.placed[i]; };
+  if (!decode_message(self->system(), m.env.body.data(), m.env.body.size(), m.placed.size(), placed,
+                      msg, error, &copied))
+    return false;
+  auto& c = self->state.counters;
+  c.payload_copied_in += copied;
+  for (auto& b : m.placed)
+    c.bytes_placed_in += b.size();
+  return true;
+}
+
 void deliver(directory_ptr self, const std::string& peer, inbound_message& m) {
   auto& st = self->state;
   auto& env = m.env;
@@ -143,15 +158,9 @@ void deliver(directory_ptr self, const std::string& peer, inbound_message& m) {
     return refuse(errc::actor_exited, "no such actor (it exited, or was never published)");
   caf::message msg;
   std::string error;
-  std::uint64_t copied = 0;
-  auto placed = [&m](std::size_t i) { return m.placed[i]; };
-  if (!decode_message(self->system(), env.body.data(), env.body.size(), m.placed.size(), placed,
-                      msg, error, &copied))
+  if (!decode_counted(self, m, msg, error))
     return refuse(errc::decode_failure, error);
   ++st.counters.messages_in;
-  st.counters.payload_copied_in += copied;
-  for (auto& b : m.placed)
-    st.counters.bytes_placed_in += b.size();
   caf::strong_actor_ptr sender;
   if (env.sender != 0)
     sender = proxy_for(self, peer, env.sender);
@@ -175,17 +184,11 @@ void complete(directory_ptr self, const std::string& peer, inbound_message& m) {
     return fail_request(self, *w, error_of(peer, m.env.body));
   caf::message msg;
   std::string error;
-  std::uint64_t copied = 0;
-  auto placed = [&m](std::size_t i) { return m.placed[i]; };
-  if (!decode_message(self->system(), m.env.body.data(), m.env.body.size(), m.placed.size(), placed,
-                      msg, error, &copied)) {
+  if (!decode_counted(self, m, msg, error)) {
     ++st.counters.bad_inbound;
     return fail_request(
         self, *w, make_error(errc::decode_failure, "response from node '" + peer + "': " + error));
   }
-  st.counters.payload_copied_in += copied;
-  for (auto& b : m.placed)
-    st.counters.bytes_placed_in += b.size();
   w->requester->enqueue(w->proxy, w->mid.response_id(), std::move(msg), self->context());
 }
 

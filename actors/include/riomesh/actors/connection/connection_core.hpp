@@ -104,6 +104,7 @@ class connection_core {
   bool closed() const { return !reason_.empty() || ch_.closed(); }
   std::string reason() const { return reason_.empty() ? ch_.reason() : reason_; }
   counters stats() const;
+  std::size_t queue_depth() const { return queue_.size(); }  // cheap: per message
   // Nothing queued, nothing half sent, no iowrite in flight.
   bool idle() const { return queue_.empty() && in_flight_.empty() && out_bytes_.empty(); }
   // When pump() must run even if nothing else happens (a release batch
