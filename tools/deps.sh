@@ -11,7 +11,8 @@ build=(g++ cmake make ninja-build pkg-config
        libcaf-dev libyaml-cpp-dev doctest-dev libibverbs-dev librdmacm-dev libssl-dev)
 # run and test: the RDMA userland (providers, rsocket peers, perftest for the floor)
 rdma=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm1 perftest)
-# the soft-RoCE VM: QEMU, a static busybox for its initramfs, the tools that build it
+# the soft-RoCE VM: QEMU, a static busybox for its initramfs, the tools that build
+# it; iproute2 also makes the network namespaces of the pub/sub cluster test
 vm=(qemu-system-x86 busybox-static cpio kmod xz-utils binutils iproute2)
 # fuzzing (libFuzzer ships with clang's runtime) and charts
 extra=(clang libclang-rt-14-dev gnuplot-nox)

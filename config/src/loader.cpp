@@ -1,5 +1,6 @@
 #include <riomesh/config/loader.hpp>
 
+#include "actor_list.hpp"
 #include "reader.hpp"
 #include "schema.hpp"
 #include "validate.hpp"
@@ -20,6 +21,7 @@ std::vector<std::string> section_names() {
   std::vector<std::string> out;
   for (const auto& s : detail::schema())
     out.push_back(s.name);
+  out.push_back("actors");
   return out;
 }
 
@@ -76,13 +78,22 @@ void read_document(const YAML::Node& doc, reader& in, settings& out) {
     in.fail(in.at(doc.Mark()), doc.IsNull() ? "the file is empty; a node needs at least "
                                               "node.name and node.listen"
                                             : "expected a mapping of sections (node, "
-                                              "cluster, channel, runtime, logging)");
+                                              "cluster, channel, runtime, logging, actors)");
     return;
   }
   std::set<std::string> seen;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     auto name = it->first.Scalar();
     auto at = in.at(it->first.Mark());
+    if (name == "actors") {
+      if (!seen.insert(name).second)
+        in.fail(at, "actors: section appears twice");
+      else
+        detail::read_actor_list(
+            value_ref{it->second, name, it->second.IsNull() ? at : in.at(it->second.Mark()), in},
+            out);
+      continue;
+    }
     const detail::section* sec = nullptr;
     for (const auto& s : detail::schema())
       if (s.name == name)

@@ -1,5 +1,6 @@
 #include <riomesh/config/print.hpp>
 
+#include "actor_list.hpp"
 #include "schema.hpp"
 
 namespace riomesh::config {
@@ -13,6 +14,8 @@ std::string to_yaml(const settings& value) {
       out << YAML::Key << f.key << YAML::Value << f.show(value);
     out << YAML::EndMap;
   }
+  if (!value.actors.empty())
+    out << YAML::Key << "actors" << YAML::Value << detail::show_actor_list(value);
   out << YAML::EndMap;
   return std::string{out.c_str()} + "\n";
 }

@@ -162,20 +162,6 @@ bool is_name(const std::string& text) {
   return true;
 }
 
-bool read_name(const value_ref& v, std::string& out) {
-  std::string text;
-  if (!v.scalar(text, "a name"))
-    return false;
-  if (!is_name(text)) {
-    v.fail("'" + text +
-           "' is not a valid name: 1 to 64 letters, digits, '-', '_' or '.', "
-           "starting with a letter or digit");
-    return false;
-  }
-  out = text;
-  return true;
-}
-
 field name_field(std::string key, slot<node_settings, std::string> at, bool required) {
   return {key, required, [=](const value_ref& v, settings& s) { read_name(v, at(s)); },
           [=](const settings& s) { return YAML::Node(at(s)); }};
@@ -388,6 +374,20 @@ const field* section::find(const std::string& key) const {
 const std::vector<section>& schema() {
   static const std::vector<section> sections = make_schema();
   return sections;
+}
+
+bool read_name(const value_ref& v, std::string& out) {
+  std::string text;
+  if (!v.scalar(text, "a name"))
+    return false;
+  if (!is_name(text)) {
+    v.fail("'" + text +
+           "' is not a valid name: 1 to 64 letters, digits, '-', '_' or '.', "
+           "starting with a letter or digit");
+    return false;
+  }
+  out = text;
+  return true;
 }
 
 bool read_endpoint(const value_ref& value, endpoint& out) {

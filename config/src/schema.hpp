@@ -31,6 +31,8 @@ const std::vector<section>& schema();
 
 // Parsers shared with the overrides, which take the same values as the file.
 bool read_endpoint(const value_ref& value, endpoint& out);
+// 1-64 letters, digits, - _ . (node, peer and actor names).
+bool read_name(const value_ref& value, std::string& out);
 bool read_fabric(const value_ref& value, fabric_kind& out);
 bool read_log_level(const value_ref& value, log_level& out);
 

@@ -1,6 +1,7 @@
 #include <riomesh/config/units.hpp>
 
 #include <cctype>
+#include <cstdio>
 #include <limits>
 
 namespace riomesh::config {
@@ -114,6 +115,16 @@ std::optional<duration> parse_duration(std::string_view text) {
 std::string format_size(std::uint64_t bytes) {
   // Binary units only: B, KiB, MiB, GiB, TiB are the first five.
   return format(bytes, size_units, 5, "0B");
+}
+
+std::string approximate_size(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4)
+    bytes /= 1024, ++u;
+  char out[32];
+  std::snprintf(out, sizeof out, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+  return out;
 }
 
 std::string format_duration(duration value) {

@@ -1,9 +1,12 @@
 #include <riomesh/runtime.hpp>
 
+#include "admin_actor.hpp"
+
 #include <riomesh/actors/progress/progress_loop.hpp>
 #include <riomesh/actors/scheduler.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/buffer_pool.hpp>
+#include <riomesh/channels/fabric_choice.hpp>
 #include <riomesh/channels/listener.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/config/loader.hpp>
@@ -12,6 +15,8 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 #include <caf/scoped_actor.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -25,6 +30,7 @@ std::unique_ptr<caf::actor_system_config> make_config(const config::settings& s,
   actors::apply(s.runtime, *cfg);
   cfg->add_error_category(error_category(), render_error);
   cfg->add_message_type<buffer>("riomesh::buffer");
+  cfg->add_message_type<stat_report>("riomesh::stat_report");
   if (configure)
     configure(*cfg);
   return cfg;
@@ -78,12 +84,23 @@ struct runtime::impl {
       throw std::runtime_error("node '" + settings.node.name + "': " + error);
     port = l->port();
     directory = actors::spawn_directory(system, loop, params, std::move(l));
+    auto listen = settings.node.listen;
+    listen.port = port;
+    fabric = channels::choose_fabric(settings.node, channels::probe_rdma_devices()).reason;
+    admin = detail::spawn_admin(system, directory,
+                                {{"node", settings.node.name},
+                                 {"listen", config::to_string(listen)},
+                                 {"fabric", fabric},
+                                 {"pid", std::to_string(::getpid())}});
   }
   ~impl() {
     stop();
     directory = nullptr;
+    admin = nullptr;
   }
   void stop() {
+    if (admin)
+      caf::anon_send_exit(admin, caf::exit_reason::user_shutdown);
     if (directory)
       caf::anon_send(directory, actors::stop_atom::value);
   }
@@ -94,11 +111,15 @@ struct runtime::impl {
   caf::actor_system system;
   std::unique_ptr<buffer_pool> pool;
   caf::actor directory;
+  caf::actor admin;
+  std::string fabric;
   std::uint16_t port = 0;
 };
 
 runtime::runtime(config::settings settings, configure_fn configure)
-    : impl_(std::make_unique<impl>(std::move(settings), configure)) {}
+    : impl_(std::make_unique<impl>(std::move(settings), configure)) {
+  publish(impl_->admin, admin_name);
+}
 
 runtime runtime::from_file(const std::string& path, const config::overrides& extra,
                            configure_fn configure) {
@@ -127,6 +148,14 @@ std::size_t runtime::worker_threads() const {
 
 caf::actor_system& runtime::system() {
   return impl_->system;
+}
+
+const caf::actor& runtime::admin() const {
+  return impl_->admin;
+}
+
+const std::string& runtime::fabric() const {
+  return impl_->fabric;
 }
 
 std::string runtime::interface_of(const std::set<std::string>& types) {

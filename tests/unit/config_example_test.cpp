@@ -15,6 +15,8 @@ TEST_CASE("examples/node.yaml loads") {
   auto s = config::load_file(std::string{RIOMESH_SOURCE_DIR} + "/examples/node.yaml");
   CHECK(s.node.name == "example");
   CHECK(s.cluster.peers.size() == 2);
+  REQUIRE(s.actors.size() == 1);
+  CHECK(s.actors[0].type == "pubsub.broker");
 }
 
 TEST_CASE("examples/node.yaml mentions every key") {
@@ -34,4 +36,5 @@ TEST_CASE("examples/node.yaml mentions every key") {
     ++keys;
   }
   CHECK(keys >= 25);
+  CHECK(example.find("\nactors:\n") != std::string::npos);
 }

@@ -29,7 +29,7 @@ void show_fabric(const config::settings& s) {
 
 }  // namespace
 
-int config_command(const command_line& cmd) {
+int config_command(const config::command_line& cmd) {
   if (cmd.positional.size() != 3 || (cmd.positional[1] != "show" && cmd.positional[1] != "check")) {
     std::cerr << "usage: riomesh config show|check FILE [overrides]\n";
     return 2;

@@ -1,6 +1,8 @@
 // riomesh: the operator's command-line tool.
 #include "config_command.hpp"
-#include "options.hpp"
+#include "remote_command.hpp"
+
+#include <riomesh/config/command_line.hpp>
 
 #include <iostream>
 #include <stdexcept>
@@ -8,33 +10,42 @@
 
 namespace {
 
-const char* const usage =
-    "usage: riomesh COMMAND ...\n"
-    "  config show FILE    print a node's effective settings and the fabric it would use\n"
-    "  config check FILE   validate a node file; errors name file, line and column\n"
-    "Overrides (all commands):\n";
+void usage(std::ostream& out) {
+  out << "usage: riomesh COMMAND ...\n"
+         "  config show FILE    print a node's effective settings and the fabric it would use\n"
+         "  config check FILE   validate a node file; errors name file, line and column\n"
+      << riomesh::cli::remote_usage << "Overrides (all commands):\n"
+      << riomesh::config::override_help;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace riomesh::cli;
+  using namespace riomesh;
   if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
-    std::cout << usage << override_help;
+    usage(std::cout);
     return 0;
   }
-  command_line cmd;
+  config::command_line cmd;
   try {
-    cmd = parse(argc, argv, 1);
+    cmd = config::parse_command_line(argc, argv, 1, cli::remote_options);
   } catch (const std::invalid_argument& e) {
-    std::cerr << "riomesh: " << e.what() << "\n" << usage << override_help;
+    std::cerr << "riomesh: " << e.what() << "\n";
+    usage(std::cerr);
     return 2;
   }
   if (cmd.positional.empty() || cmd.positional[0] == "help") {
-    std::cout << usage << override_help;
+    usage(cmd.positional.empty() ? std::cerr : std::cout);
     return cmd.positional.empty() ? 2 : 0;
   }
-  if (cmd.positional[0] == "config")
-    return config_command(cmd);
-  std::cerr << "riomesh: unknown command '" << cmd.positional[0] << "'\n" << usage;
+  const auto& what = cmd.positional[0];
+  if (what == "config")
+    return cli::config_command(cmd);
+  if (what == "ping")
+    return cli::ping_command(cmd);
+  if (what == "stat")
+    return cli::stat_command(cmd);
+  std::cerr << "riomesh: unknown command '" << what << "'\n";
+  usage(std::cerr);
   return 2;
 }

@@ -307,8 +307,10 @@ void connection_core::deliver(envelope&& e) {
 bool connection_core::report_releases(clock::time_point now) {
   {
     std::lock_guard<std::mutex> guard(released_->lock);
-    for (const auto& r : released_->ranges)
+    for (const auto& r : released_->ranges) {
+      arena_released_ += r.length;
       batch_.add(r, now);
+    }
     released_->ranges.clear();
   }
   if (!batch_.due(now) || !out_bytes_.empty())
@@ -345,6 +347,9 @@ connection_core::counters connection_core::stats() const {
   s.registrations = r.registrations;
   s.registration_hits = r.hits;
   s.per_write_registrations = r.per_write;
+  s.arena_size = settings_.inbound.arena_size;
+  s.arena_in_use = s.bytes_placed_in - std::min(s.bytes_placed_in, arena_released_);
+  s.peer_arena_free = peer_mapped_ ? peer_arena_.free_bytes() : 0;
   return s;
 }
 

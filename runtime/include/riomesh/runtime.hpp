@@ -18,6 +18,7 @@
 
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/directory/directory.hpp>
+#include <riomesh/admin.hpp>
 #include <riomesh/buffer.hpp>
 #include <riomesh/config/overrides.hpp>
 #include <riomesh/config/settings.hpp>
@@ -63,6 +64,11 @@ class runtime {
   std::uint16_t port() const;  // where it listens (the real one for port 0)
   std::size_t worker_threads() const;
   caf::actor_system& system();
+  // The fabric this node's connections use, and why ("tcp: no RDMA device found").
+  const std::string& fabric() const;
+  // This node's "riomesh.admin" actor (admin.hpp): ping and stat_report,
+  // also for the node's own actors (request it from within an actor).
+  const caf::actor& admin() const;
 
   // Names an actor for the other nodes; it stays alive while published.
   template <class Handle>

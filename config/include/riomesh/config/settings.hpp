@@ -2,6 +2,8 @@
 // Defaults mirror rsockets' (librdmacm) where rsockets has the concept.
 #pragma once
 
+#include <riomesh/config/diagnostic.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -72,12 +74,29 @@ struct logging_settings {
   log_level level = log_level::info;
 };
 
+// A parameter of an actor the file asks for: its text is read by the actor
+// type's factory (actor_params.hpp), which knows what it should be.
+struct actor_param {
+  std::string key;
+  std::string value;
+  origin where;
+};
+
+// One entry of `actors:`: spawned by registered type, published by name.
+struct actor_spec {
+  std::string type;
+  std::string name;
+  std::vector<actor_param> params;
+  origin where;
+};
+
 struct settings {
   node_settings node;
   cluster_settings cluster;
   channel_settings channel;
   runtime_settings runtime;
   logging_settings logging;
+  std::vector<actor_spec> actors;
 };
 
 const char* to_string(fabric_kind value);

@@ -19,6 +19,8 @@ std::optional<duration> parse_duration(std::string_view text);
 
 // The shortest exact spelling: 131072 -> "128KiB", 1000 -> "1000B".
 std::string format_size(std::uint64_t bytes);
+// For people reading figures: "1.5 GiB", "300 B" (rounded, binary units).
+std::string approximate_size(double bytes);
 // 10000ns -> "10us", 1500ms -> "1500ms".
 std::string format_duration(duration value);
 

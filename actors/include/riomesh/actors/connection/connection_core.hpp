@@ -83,6 +83,9 @@ class connection_core {
     std::uint64_t registrations = 0, registration_hits = 0, per_write_registrations = 0;
     std::uint64_t releases_out = 0, releases_in = 0;
     std::size_t queue_depth = 0;
+    // Our arena: its size and what the peer's placed buffers hold of it;
+    // the peer's: what is left for our buffers (the placement credits).
+    std::uint64_t arena_size = 0, arena_in_use = 0, peer_arena_free = 0;
   };
   enum class submit_status { queued, congested, too_large, closed };
 
@@ -152,6 +155,7 @@ class connection_core {
   // memory registered (or pinned) for it.
   channels::io_result write_from(const buffer& b, std::size_t done, std::uint64_t offset);
   counters stats_;
+  std::uint64_t arena_released_ = 0;  // bytes of our arena whose views dropped
 };
 
 }  // namespace riomesh::actors

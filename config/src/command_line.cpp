@@ -1,8 +1,9 @@
-#include "options.hpp"
+#include <riomesh/config/command_line.hpp>
 
+#include <optional>
 #include <stdexcept>
 
-namespace riomesh::cli {
+namespace riomesh::config {
 
 const char* const override_help =
     "  --listen HOST:PORT   node.listen      (env RIOMESH_LISTEN)\n"
@@ -10,23 +11,30 @@ const char* const override_help =
     "  --log-level LEVEL    logging.level    (env RIOMESH_LOG_LEVEL)\n"
     "Command-line values win over the environment, which wins over the file.\n";
 
-command_line parse(int argc, char** argv, int first) {
+command_line parse_command_line(int argc, char** argv, int first,
+                                const std::set<std::string>& valued,
+                                const std::set<std::string>& flags) {
   command_line out;
-  out.extra = config::overrides::from_environment();
-  config::overrides cli;
+  out.extra = overrides::from_environment();
+  overrides cli;
   for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
-    std::optional<config::override_value>* slot = nullptr;
     std::string name = arg.substr(0, arg.find('='));
+    std::optional<override_value>* slot = nullptr;
     if (name == "--listen")
       slot = &cli.listen;
     else if (name == "--fabric")
       slot = &cli.fabric;
     else if (name == "--log-level")
       slot = &cli.log_level;
-    else if (arg.size() > 1 && arg[0] == '-')
-      throw std::invalid_argument("unknown option '" + arg + "'");
-    if (!slot) {
+    if (flags.count(arg)) {
+      out.options[arg] = "";
+      continue;
+    }
+    bool own = valued.count(name) != 0;
+    if (!slot && !own) {
+      if (arg.size() > 1 && arg[0] == '-')
+        throw std::invalid_argument("unknown option '" + arg + "'");
       out.positional.push_back(arg);
       continue;
     }
@@ -37,10 +45,13 @@ command_line parse(int argc, char** argv, int first) {
       value = argv[++i];
     else
       throw std::invalid_argument("option '" + name + "' needs a value");
-    *slot = config::override_value{value, name};
+    if (own)
+      out.options[name] = value;
+    else
+      *slot = override_value{value, name};
   }
   out.extra.merge(cli);
   return out;
 }
 
-}  // namespace riomesh::cli
+}  // namespace riomesh::config

@@ -1,0 +1,159 @@
+// The broker: topics to subscribers. A post is answered once every
+// subscriber of its topic has taken the sample (or is gone), which is what
+// paces the publishers. Every subscriber gets the same sample: a local one
+// the buffer handle, a remote one an iowrite from the very memory the post
+// was placed in, registered once for the connection that sends it on.
+#include "actors.hpp"
+#include "broker_lookup.hpp"
+#include "messages.hpp"
+#include "report.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace pubsub {
+namespace {
+
+struct member {
+  caf::actor who;
+  std::string name;
+};
+
+struct broker_state {
+  broker_config cfg;
+  riomesh::runtime* rt = nullptr;
+  std::map<std::string, std::vector<member>> topics;
+  std::uint64_t posts = 0, deliveries = 0, failures = 0;
+  static inline const char* name = "pubsub.broker";
+};
+
+using broker_ptr = caf::stateful_actor<broker_state>*;
+
+void say(broker_ptr self, const std::string& event, const fields& values = {}) {
+  report("broker", self->state.cfg.name, event, values);
+}
+
+void drop(broker_ptr self, const caf::actor_addr& who, const std::string& why) {
+  for (auto& [topic, members] : self->state.topics)
+    for (auto it = members.begin(); it != members.end();)
+      if (it->who.address() == who) {
+        say(self, "subscriber_left", {{"name", it->name}, {"topic", topic}, {"reason", why}});
+        it = members.erase(it);
+      } else {
+        ++it;
+      }
+}
+
+caf::result<std::uint64_t> post(broker_ptr self, sample& s) {
+  auto& st = self->state;
+  ++st.posts;
+  auto members = st.topics[s.topic];
+  if (members.empty())
+    return std::uint64_t{0};
+  struct fan_out {
+    caf::typed_response_promise<std::uint64_t> rp;
+    std::size_t left = 0;
+    std::uint64_t reached = 0;
+    void one_done() {
+      if (--left == 0)
+        rp.deliver(reached);
+    }
+  };
+  auto f = std::make_shared<fan_out>();
+  f->rp = self->make_response_promise<std::uint64_t>();
+  f->left = members.size();
+  for (const auto& m : members) {
+    auto name = m.name;
+    auto who = m.who.address();
+    self->request(m.who, std::chrono::seconds(30), deliver_atom::value, s)
+        .then(
+            [=](std::uint64_t) {
+              ++self->state.deliveries;
+              ++f->reached;
+              f->one_done();
+            },
+            [=](caf::error& e) {
+              ++self->state.failures;
+              auto why = self->system().render(e);
+              say(self, "delivery_failed", {{"name", name}, {"reason", why}});
+              if (peer_gone(e))
+                drop(self, who, why);
+              f->one_done();
+            });
+  }
+  return f->rp;
+}
+
+caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
+  self->state.cfg = std::move(cfg);
+  self->state.rt = rt;
+  self->set_down_handler([=](caf::down_msg& d) {
+    drop(self, d.source, d.reason ? self->system().render(d.reason) : "exited");
+  });
+  say(self, "ready");
+  self->delayed_send(self, self->state.cfg.report_interval, tick_atom::value);
+  return {
+      [=](subscribe_atom, const std::string& topic,
+          const std::string& name) -> caf::result<std::uint64_t> {
+        auto who = caf::actor_cast<caf::actor>(self->current_sender());
+        if (!who)
+          return caf::sec::invalid_argument;
+        auto& members = self->state.topics[topic];
+        bool known = false;
+        for (const auto& m : members)
+          known = known || m.who == who;
+        if (!known) {
+          members.push_back({who, name});
+          self->monitor(who);
+          say(self, "subscriber_joined",
+              {{"name", name}, {"topic", topic}, {"subscribers", std::to_string(members.size())}});
+        }
+        return std::uint64_t{members.size()};
+      },
+      [=](subscribers_atom, const std::string& topic) {
+        return std::uint64_t{self->state.topics[topic].size()};
+      },
+      [=](post_atom, sample& s) { return post(self, s); },
+      [=](tick_atom) {
+        self->delayed_send(self, self->state.cfg.report_interval, tick_atom::value);
+        // With the node's counters: what fanning out cost in copies and in
+        // memory registrations (rdma: one per connection, then cache hits).
+        self->request(self->state.rt->admin(), std::chrono::seconds(5), riomesh::report_atom::value)
+            .then(
+                [=](const riomesh::stat_report& r) {
+                  std::uint64_t regs = 0, hits = 0;
+                  for (const auto& [key, value] : r.counters) {
+                    auto ends = [&](const std::string& tail) {
+                      return key.size() > tail.size() &&
+                             key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+                    };
+                    regs += ends(".registrations") ? value : 0;
+                    hits += ends(".registration_hits") ? value : 0;
+                  }
+                  auto& st = self->state;
+                  say(self, "progress",
+                      {{"posts", std::to_string(st.posts)},
+                       {"deliveries", std::to_string(st.deliveries)},
+                       {"failures", std::to_string(st.failures)},
+                       {"copied_in", std::to_string(r.value("node.payload_copied_in"))},
+                       {"copied_out", std::to_string(r.value("node.payload_copied_out"))},
+                       {"placed_out", std::to_string(r.value("node.bytes_placed_out"))},
+                       {"registrations", std::to_string(regs)},
+                       {"registration_hits", std::to_string(hits)}});
+                },
+                [](caf::error&) {});
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_broker(riomesh::runtime& rt, broker_config cfg) {
+  return rt.system().spawn(broker, &rt, std::move(cfg));
+}
+
+}  // namespace pubsub

@@ -1,0 +1,113 @@
+#include "cluster.hpp"
+
+#include <riomesh/config/address.hpp>
+#include <riomesh/config/loader.hpp>
+#include <riomesh/config/print.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+namespace pubsub::launch {
+namespace {
+
+void run(const std::string& command) {
+  if (std::system((command + " 2>&1").c_str()) != 0)
+    throw std::runtime_error("'" + command +
+                             "' failed (network namespaces need root and iproute2)");
+}
+
+std::string write_secret(const std::string& dir) {
+  std::random_device rd;
+  std::string secret;
+  const char* alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (int i = 0; i < 43; ++i)
+    secret += alphabet[rd() % 62];
+  auto path = dir + "/cluster.secret";
+  std::ofstream(path) << secret << "\n";
+  return path;
+}
+
+std::string role_of(const std::string& type) {
+  auto dot = type.rfind('.');
+  return dot == std::string::npos ? type : type.substr(dot + 1);
+}
+
+}  // namespace
+
+netns_fabric::netns_fabric(std::size_t nodes)
+    : prefix_("rp" + std::to_string(::getpid() % 100000)), nodes_(nodes) {
+  run("ip netns add " + prefix_ + "-hub");
+  run("ip -n " + prefix_ + "-hub link add br0 type bridge");
+  run("ip -n " + prefix_ + "-hub link set br0 up");
+  for (std::size_t i = 0; i < nodes; ++i) {
+    auto ns = name_of(i), a = prefix_ + "-" + std::to_string(i) + "a",
+         b = prefix_ + "-" + std::to_string(i) + "b";
+    run("ip netns add " + ns);
+    run("ip link add " + a + " type veth peer name " + b);
+    run("ip link set " + a + " netns " + ns);
+    run("ip link set " + b + " netns " + prefix_ + "-hub");
+    run("ip -n " + prefix_ + "-hub link set " + b + " master br0 up");
+    run("ip -n " + ns + " addr add " + address_of(i) + "/24 dev " + a);
+    run("ip -n " + ns + " link set " + a + " up");
+    run("ip -n " + ns + " link set lo up");
+  }
+}
+
+netns_fabric::~netns_fabric() {
+  for (std::size_t i = 0; i < nodes_; ++i)
+    std::system(("ip netns del " + name_of(i) + " 2>/dev/null").c_str());
+  std::system(("ip netns del " + prefix_ + "-hub 2>/dev/null").c_str());
+}
+
+std::string netns_fabric::name_of(std::size_t node) const {
+  return prefix_ + "-" + std::to_string(node);
+}
+
+std::string netns_fabric::address_of(std::size_t node) const {
+  return "10.231.0." + std::to_string(node + 1);
+}
+
+std::vector<node_plan> prepare(const cluster_options& options, const netns_fabric* fabric) {
+  std::vector<riomesh::config::settings> nodes;
+  for (const auto& f : options.files)
+    nodes.push_back(riomesh::config::load_file(f));
+  std::map<std::string, std::string> host_of;  // node name -> where it listens now
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    host_of[nodes[i].node.name] =
+        fabric ? fabric->address_of(i)
+               : (options.host.empty() ? nodes[i].node.listen.host : options.host);
+  std::string secret;
+  std::vector<node_plan> out;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    auto& s = nodes[i];
+    node_plan plan{s.node.name, options.files[i], fabric ? fabric->name_of(i) : "", {}};
+    for (const auto& a : s.actors)
+      plan.actors.emplace_back(a.name, role_of(a.type));
+    if (fabric || !options.host.empty()) {
+      s.node.listen.host = host_of[s.node.name];
+      for (auto& p : s.cluster.peers) {
+        auto it = host_of.find(p.name);
+        if (it == host_of.end())
+          throw std::runtime_error(options.files[i] + ": peer '" + p.name +
+                                   "' is none of the cluster's nodes");
+        p.address.host = it->second;
+      }
+      if (s.cluster.secret.empty() && !riomesh::config::is_loopback(s.node.listen)) {
+        if (secret.empty())
+          secret = write_secret(options.run_dir);
+        s.cluster.secret_file = secret;
+      }
+      plan.file = options.run_dir + "/" + s.node.name + ".yaml";
+      std::ofstream(plan.file) << riomesh::config::to_yaml(s);
+    }
+    out.push_back(std::move(plan));
+  }
+  return out;
+}
+
+}  // namespace pubsub::launch

@@ -1,0 +1,46 @@
+// The nodes a launch runs: their files, read with riomesh's own loader (so a
+// bad file stops the launch with its line), optionally moved to one address
+// (--host) or to one network namespace each (--netns), then written to the
+// run folder that the nodes are started from.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pubsub::launch {
+
+struct node_plan {
+  std::string name;
+  std::string file;                                         // what the node is started with
+  std::string netns;                                        // empty: the launcher's own namespace
+  std::vector<std::pair<std::string, std::string>> actors;  // name, role
+};
+
+struct cluster_options {
+  std::vector<std::string> files;
+  std::string host;  // every node listens here, and finds its peers here
+  bool netns = false;
+  std::string run_dir;
+};
+
+// One namespace per node and a hub namespace with a bridge joining them by
+// veth pairs; removed again when this goes. Needs root and iproute2.
+class netns_fabric {
+ public:
+  explicit netns_fabric(std::size_t nodes);
+  ~netns_fabric();
+  netns_fabric(const netns_fabric&) = delete;
+  netns_fabric& operator=(const netns_fabric&) = delete;
+  std::string name_of(std::size_t node) const;
+  std::string address_of(std::size_t node) const;
+
+ private:
+  std::string prefix_;
+  std::size_t nodes_;
+};
+
+// Throws riomesh::config::error for a bad file, std::runtime_error otherwise.
+std::vector<node_plan> prepare(const cluster_options& options, const netns_fabric* fabric);
+
+}  // namespace pubsub::launch

@@ -1,0 +1,298 @@
+// pubsub-cluster: runs a pub/sub cluster, one riomesh-node process per file,
+// shows progress, ends with a table and a verdict (exit 0: every subscriber
+// got every sample intact, and every node stopped cleanly on SIGTERM).
+#include "cluster.hpp"
+#include "node_process.hpp"
+#include "summary.hpp"
+
+#include <riomesh/config/diagnostic.hpp>
+
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+
+namespace {
+
+using namespace pubsub::launch;
+using clock_type = std::chrono::steady_clock;
+
+const char* const usage =
+    "usage: pubsub-cluster [options] NODE.yaml...\n"
+    "  --node PROGRAM          the node program (default: riomesh-node beside this one)\n"
+    "  --host ADDR             run every node on ADDR (e.g. one an RDMA device has); off\n"
+    "                          loopback, a cluster secret is made for the run\n"
+    "  --netns                 one network namespace per node, joined by veth (root)\n"
+    "  --set ACTOR.KEY=VALUE[,ACTOR.KEY=VALUE...]  actor parameters, to the node holding ACTOR\n"
+    "  --kill NODE@SECONDS     kill -9 NODE that long after sending starts; start it again\n"
+    "  --restart-after SECONDS how long a killed node stays down (default 1)\n"
+    "  --timeout SECONDS       fail if the run takes longer (default 300)\n"
+    "  --expect ACTOR:EVENT[,...]  fail unless ACTOR reported EVENT (e.g. sub-1:broker_lost)\n"
+    "  --quiet                 no progress lines\n";
+
+struct options {
+  cluster_options cluster;
+  std::string node_program, sets, kill_node, expect;
+  double kill_at = 0, restart_after = 1, timeout = 300;
+  bool quiet = false;
+};
+
+std::string beside_me(const std::string& program) {
+  char self[4096];
+  auto n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return program;
+  std::string path(self, static_cast<std::size_t>(n));
+  auto dir = path.substr(0, path.rfind('/'));
+  // The build tree keeps riomesh-node in tools/node, an install in bin/.
+  for (const auto& candidate : {dir + "/" + program, dir + "/../../tools/" + program})
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  return program;
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        throw std::invalid_argument("option '" + a + "' needs a value");
+      return argv[++i];
+    };
+    if (a == "--node")
+      o.node_program = value();
+    else if (a == "--host")
+      o.cluster.host = value();
+    else if (a == "--netns")
+      o.cluster.netns = true;
+    else if (a == "--set")
+      o.sets += (o.sets.empty() ? "" : ",") + value();
+    else if (a == "--kill") {
+      auto v = value();
+      auto at = v.find('@');
+      if (at == std::string::npos)
+        throw std::invalid_argument("--kill wants NODE@SECONDS, found '" + v + "'");
+      o.kill_node = v.substr(0, at);
+      o.kill_at = std::stod(v.substr(at + 1));
+    } else if (a == "--restart-after")
+      o.restart_after = std::stod(value());
+    else if (a == "--timeout")
+      o.timeout = std::stod(value());
+    else if (a == "--expect")
+      o.expect += (o.expect.empty() ? "" : ",") + value();
+    else if (a == "--quiet")
+      o.quiet = true;
+    else if (!a.empty() && a[0] == '-')
+      throw std::invalid_argument("unknown option '" + a + "'");
+    else
+      o.cluster.files.push_back(a);
+  }
+  if (o.cluster.files.empty())
+    throw std::invalid_argument("no node files given");
+  if (o.node_program.empty())
+    o.node_program = beside_me("riomesh-node");
+  return o;
+}
+
+// "--set" items go to the node whose file lists the actor.
+std::map<std::string, std::string> sets_by_node(const std::string& sets,
+                                                const std::vector<node_plan>& plans) {
+  std::map<std::string, std::string> out;
+  std::size_t start = 0;
+  while (start < sets.size()) {
+    auto end = sets.find(',', start);
+    auto item = sets.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? sets.size() : end + 1;
+    auto actor = item.substr(0, item.find('.'));
+    bool found = false;
+    for (const auto& p : plans)
+      for (const auto& a : p.actors)
+        if (a.first == actor) {
+          found = true;
+          out[p.name] += (out[p.name].empty() ? "" : ",") + item;
+        }
+    if (!found)
+      throw std::invalid_argument("--set " + item + ": no node runs an actor named '" + actor +
+                                  "'");
+  }
+  return out;
+}
+
+struct run_state {
+  std::vector<std::unique_ptr<node_process>> nodes;
+  scoreboard board;
+  std::vector<std::string> problems;
+};
+
+void drain_output(run_state& r) {
+  for (auto& n : r.nodes)
+    for (const auto& line : n->read_lines()) {
+      auto e = parse_event(line);
+      if (e)
+        r.board.add(*e);
+      // Progress lines feed the status line; everything else is shown.
+      if (!(e && e->kind == "progress"))
+        std::cout << "[" << n->name() << "] " << line << "\n";
+    }
+  std::cout.flush();
+}
+
+void wait_output(run_state& r, int ms) {
+  std::vector<pollfd> fds;
+  for (auto& n : r.nodes)
+    if (n->fd() >= 0)
+      fds.push_back({n->fd(), POLLIN, 0});
+  ::poll(fds.data(), fds.size(), ms);
+}
+
+// SIGTERM to all; each must exit 0 within `limit`.
+void stop_all(run_state& r, double limit) {
+  for (auto& n : r.nodes)
+    n->signal(SIGTERM);
+  auto deadline = clock_type::now() + std::chrono::duration<double>(limit);
+  for (;;) {
+    bool all = true;
+    for (auto& n : r.nodes)
+      all = n->reap() && all;
+    drain_output(r);
+    if (all || clock_type::now() > deadline)
+      break;
+    wait_output(r, 50);
+  }
+  for (auto& n : r.nodes) {
+    if (n->running()) {
+      r.problems.push_back("node " + n->name() + " did not stop within " +
+                           std::to_string(int(limit)) + " s of SIGTERM");
+      n->signal(SIGKILL);
+      while (!n->reap())
+        ::usleep(1000);
+    } else if (n->exit_code() != 0) {
+      r.problems.push_back("node " + n->name() + " stopped with " + n->how_ended());
+    }
+  }
+}
+
+int run(const options& o) {
+  char dir_template[] = "/tmp/pubsub-cluster.XXXXXX";
+  auto cluster = o.cluster;
+  cluster.run_dir = ::mkdtemp(dir_template);
+  std::unique_ptr<netns_fabric> fabric;
+  if (cluster.netns)
+    fabric = std::make_unique<netns_fabric>(cluster.files.size());
+  auto plans = prepare(cluster, fabric.get());
+  auto sets = sets_by_node(o.sets, plans);
+  run_state r;
+  for (const auto& p : plans) {
+    std::vector<std::string> argv;
+    if (!p.netns.empty())
+      argv = {"ip", "netns", "exec", p.netns};
+    argv.insert(argv.end(), {o.node_program, "--config", p.file});
+    if (sets.count(p.name))
+      argv.insert(argv.end(), {"--set", sets[p.name]});
+    r.nodes.push_back(std::make_unique<node_process>(p.name, argv));
+    for (const auto& [actor, role] : p.actors)
+      r.board.expect(actor, role, p.name);
+  }
+  std::cout << "pubsub-cluster: " << plans.size() << " nodes, run folder " << cluster.run_dir
+            << (fabric ? ", one network namespace each" : "") << "\n";
+  for (auto& n : r.nodes)
+    n->start();
+  auto start = clock_type::now();
+  auto seconds = [&] { return std::chrono::duration<double>(clock_type::now() - start).count(); };
+  double sending_at = -1, killed_at = -1, last_progress = 0;
+  node_process* victim = nullptr;
+  for (auto& n : r.nodes)
+    if (n->name() == o.kill_node)
+      victim = n.get();
+  if (!o.kill_node.empty() && !victim)
+    throw std::invalid_argument("--kill: no node named '" + o.kill_node + "'");
+  while (!r.board.finished()) {
+    wait_output(r, 100);
+    drain_output(r);
+    if (sending_at < 0 && r.board.progress(0).find("acked") != std::string::npos)
+      sending_at = seconds();
+    if (victim && sending_at >= 0 && killed_at < 0 && seconds() - sending_at >= o.kill_at) {
+      std::cout << "pubsub-cluster: kill -9 " << victim->name() << "\n";
+      victim->signal(SIGKILL);
+      while (!victim->reap())
+        ::usleep(1000);
+      drain_output(r);
+      r.board.restarted(victim->name());
+      killed_at = seconds();
+    }
+    if (victim && killed_at >= 0 && !victim->running() && victim->restarts == 0 &&
+        seconds() - killed_at >= o.restart_after) {
+      std::cout << "pubsub-cluster: starting " << victim->name() << " again\n";
+      victim->start();
+      victim->restarts = 1;
+    }
+    for (auto& n : r.nodes)
+      if (n->reap() && !(n.get() == victim && victim->restarts == 0 && killed_at >= 0)) {
+        drain_output(r);
+        r.problems.push_back("node " + n->name() + " ended early: " + n->how_ended());
+      }
+    if (!r.problems.empty())
+      break;
+    if (seconds() > o.timeout) {
+      r.problems.push_back("timed out after " + std::to_string(int(o.timeout)) + " s");
+      break;
+    }
+    if (!o.quiet && seconds() - last_progress >= 2) {
+      last_progress = seconds();
+      std::cout << r.board.progress(seconds()) << "\n";
+    }
+  }
+  double ran = seconds();
+  // One more report interval: the broker's last counters cover the whole run.
+  for (double until = seconds() + 1.2; r.problems.empty() && seconds() < until;) {
+    wait_output(r, 100);
+    drain_output(r);
+  }
+  stop_all(r, 15);
+  char took[64];
+  std::snprintf(took, sizeof took, "%.1f", ran);
+  std::cout << "\npubsub-cluster: finished in " << took << " s\n";
+  r.board.print_table(std::cout);
+  auto found = r.board.problems(o.expect);
+  found.insert(found.begin(), r.problems.begin(), r.problems.end());
+  for (const auto& p : found)
+    std::cout << "FAILED: " << p << "\n";
+  if (found.empty())
+    std::cout << "OK: every subscriber got every sample intact and in order; every node "
+                 "stopped cleanly\n";
+  return found.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "pubsub-cluster: " << e.what() << "\n" << usage;
+    return 2;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  if (o.cluster.netns && ::geteuid() != 0) {
+    std::cout << "pubsub-cluster: skipped: --netns needs root\n";
+    return 77;  // ctest's "skipped"
+  }
+  try {
+    return run(o);
+  } catch (const riomesh::config::error& e) {
+    for (const auto& d : e.problems())
+      std::cerr << d.to_string() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "pubsub-cluster: " << e.what() << "\n";
+    return 1;
+  }
+}

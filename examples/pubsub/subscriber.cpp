@@ -1,0 +1,194 @@
+// A subscriber: checks every sample (checksum, and per publisher the
+// sequence: no gap, duplicates dropped), measures latency, and reports its
+// rate, p50 / p99 latency and the payload bytes its node copied. Done when
+// each of `publishers` has sent its last sample. A restarted subscriber
+// starts counting at the first sample it gets; a lost broker is looked up
+// again and subscribed to when it is back.
+#include "actors.hpp"
+#include "broker_lookup.hpp"
+#include "messages.hpp"
+#include "payload.hpp"
+#include "report.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <map>
+
+namespace pubsub {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+struct stream_position {
+  std::uint64_t last = 0;  // the last sequence number taken
+  bool done = false;
+};
+
+struct subscriber_state {
+  subscriber_config cfg;
+  riomesh::runtime* rt = nullptr;
+  caf::actor broker;
+  bool lost_once = false, finished = false;
+  std::map<std::string, stream_position> streams;
+  std::uint64_t messages = 0, bytes = 0, gaps = 0, duplicates = 0, bad = 0;
+  std::uint64_t last_messages = 0;
+  clock::time_point first, last;
+  latency_record latency;
+  static inline const char* name = "pubsub.subscriber";
+};
+
+using subscriber_ptr = caf::stateful_actor<subscriber_state>*;
+
+void say(subscriber_ptr self, const std::string& event, const fields& values = {}) {
+  report("subscriber", self->state.cfg.name, event, values);
+}
+
+void find(subscriber_ptr self);
+
+void subscribe(subscriber_ptr self) {
+  auto& st = self->state;
+  auto broker = st.broker;
+  self->request(broker, std::chrono::seconds(5), subscribe_atom::value, st.cfg.topic, st.cfg.name)
+      .then(
+          [=](std::uint64_t n) {
+            say(self, "subscribed",
+                {{"topic", self->state.cfg.topic}, {"subscribers", std::to_string(n)}});
+          },
+          [=](caf::error&) {
+            if (self->state.broker == broker)
+              self->delayed_send(self, std::chrono::milliseconds(250), retry_atom::value);
+          });
+}
+
+void find(subscriber_ptr self) {
+  auto& st = self->state;
+  look_up_broker(self, st.rt->admin(), st.cfg.broker, [=](caf::actor broker) {
+    auto& st = self->state;
+    if (st.broker)
+      return;
+    st.broker = broker;
+    self->monitor(broker);
+    say(self, st.lost_once ? "broker_back" : "broker_found", {{"node", st.cfg.broker.node}});
+    subscribe(self);
+  });
+}
+
+// Which node copied what: placed buffers cost nothing; inline payload and
+// buffers assembled from streamed pieces are copies.
+void finish(subscriber_ptr self) {
+  auto& st = self->state;
+  st.finished = true;
+  self->request(st.rt->admin(), std::chrono::seconds(10), riomesh::report_atom::value)
+      .then(
+          [=](const riomesh::stat_report& r) {
+            std::uint64_t copied = r.value("node.payload_copied_in");
+            for (const auto& [key, value] : r.counters)
+              if (key.size() > 18 && key.compare(key.size() - 18, 18, ".streamed_bytes_in") == 0)
+                copied += value;
+            auto& st = self->state;
+            auto secs = std::chrono::duration<double>(st.last - st.first).count();
+            say(self, "summary",
+                {{"messages", std::to_string(st.messages)},
+                 {"bytes", std::to_string(st.bytes)},
+                 {"seconds", fixed(secs, 3)},
+                 {"rate_mps", fixed(double(st.messages) / std::max(secs, 1e-9))},
+                 {"mib_s", fixed(double(st.bytes) / (1 << 20) / std::max(secs, 1e-9))},
+                 {"p50_us", fixed(double(st.latency.percentile(0.5)) / 1e3)},
+                 {"p99_us", fixed(double(st.latency.percentile(0.99)) / 1e3)},
+                 {"copied_bytes", std::to_string(copied)},
+                 {"placed_bytes", std::to_string(r.value("node.bytes_placed_in"))},
+                 {"gaps", std::to_string(st.gaps)},
+                 {"duplicates", std::to_string(st.duplicates)},
+                 {"bad", std::to_string(st.bad)}});
+          },
+          [=](caf::error& e) {
+            say(self, "summary_failed", {{"reason", self->system().render(e)}});
+          });
+}
+
+std::uint64_t take(subscriber_ptr self, const sample& s) {
+  auto& st = self->state;
+  auto arrived = now_ns();
+  auto [pos, first] = st.streams.try_emplace(s.publisher);
+  auto& stream = pos->second;
+  if (!first && s.seq <= stream.last) {
+    ++st.duplicates;  // sent again after a broker loss: already taken
+    return s.seq;
+  }
+  if (!first && s.seq != stream.last + 1) {
+    st.gaps += s.seq - stream.last - 1;
+    say(self, "gap",
+        {{"publisher", s.publisher},
+         {"expected", std::to_string(stream.last + 1)},
+         {"got", std::to_string(s.seq)}});
+  }
+  if (first)
+    say(self, "first", {{"publisher", s.publisher}, {"seq", std::to_string(s.seq)}});
+  stream.last = s.seq;
+  if (checksum(s.payload) != s.checksum) {
+    ++st.bad;
+    say(self, "bad_checksum", {{"publisher", s.publisher}, {"seq", std::to_string(s.seq)}});
+  }
+  auto now = clock::now();
+  if (st.messages == 0)
+    st.first = now;
+  st.last = now;
+  ++st.messages;
+  st.bytes += s.payload.size();
+  st.latency.add(arrived > s.sent_ns ? arrived - s.sent_ns : 0);
+  if (s.seq + 1 == s.total && !stream.done) {
+    stream.done = true;
+    std::size_t done = 0;
+    for (const auto& [name, p] : st.streams)
+      done += p.done ? 1 : 0;
+    if (done == st.cfg.publishers && !st.finished)
+      finish(self);
+  }
+  return s.seq;
+}
+
+caf::behavior subscriber(subscriber_ptr self, riomesh::runtime* rt, subscriber_config cfg) {
+  self->state.cfg = std::move(cfg);
+  self->state.rt = rt;
+  self->set_down_handler([=](caf::down_msg& d) {
+    auto& st = self->state;
+    if (d.source != st.broker.address())
+      return;
+    st.broker = nullptr;
+    st.lost_once = true;
+    say(self, "broker_lost", {{"reason", d.reason ? self->system().render(d.reason) : "exited"}});
+    find(self);
+  });
+  find(self);
+  self->delayed_send(self, self->state.cfg.report_interval, tick_atom::value);
+  return {
+      [=](deliver_atom, const sample& s) { return take(self, s); },
+      [=](retry_atom) {
+        if (self->state.broker)
+          subscribe(self);
+        else
+          find(self);
+      },
+      [=](tick_atom) {
+        auto& st = self->state;
+        auto secs = std::chrono::duration<double>(st.cfg.report_interval).count();
+        if (!st.finished && st.messages > 0)
+          say(self, "progress",
+              {{"messages", std::to_string(st.messages)},
+               {"rate_mps", fixed(double(st.messages - st.last_messages) / secs)},
+               {"gaps", std::to_string(st.gaps)},
+               {"bad", std::to_string(st.bad)}});
+        st.last_messages = st.messages;
+        self->delayed_send(self, st.cfg.report_interval, tick_atom::value);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_subscriber(riomesh::runtime& rt, subscriber_config cfg) {
+  return rt.system().spawn(subscriber, &rt, std::move(cfg));
+}
+
+}  // namespace pubsub

@@ -1,0 +1,54 @@
+// What every runtime publishes as "riomesh.admin", for the riomesh CLI (ping,
+// stat) and for actors that report on their own node (runtime::admin()):
+//   (ping_atom)   -> (node name)
+//   (report_atom) -> stat_report
+//   (resolve_atom, node, name, milliseconds) -> (strong_actor_ptr, interface)
+//       an actor published on `node`, as runtime::remote_actor finds it, but
+//       without blocking: for actors that look up their peers themselves
+#pragma once
+
+#include <riomesh/actors/atoms.hpp>
+
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace riomesh {
+
+using ping_atom = caf::atom_constant<caf::atom("rm_ping")>;
+using report_atom = caf::atom_constant<caf::atom("rm_report")>;
+using actors::resolve_atom;
+
+constexpr const char* admin_name = "riomesh.admin";
+
+// A node's counters, flattened so that they cross the wire and print as a
+// table: "node.messages_out", "peer.<name>.queue_depth", ... and a few facts
+// ("node", "listen", "fabric", "pid").
+struct stat_report {
+  std::vector<std::pair<std::string, std::string>> info;
+  std::vector<std::pair<std::string, std::uint64_t>> counters;
+
+  std::uint64_t value(const std::string& key) const {
+    for (const auto& [k, v] : counters)
+      if (k == key)
+        return v;
+    return 0;
+  }
+  std::string fact(const std::string& key) const {
+    for (const auto& [k, v] : info)
+      if (k == key)
+        return v;
+    return {};
+  }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stat_report& x) {
+  return f(caf::meta::type_name("riomesh::stat_report"), x.info, x.counters);
+}
+
+}  // namespace riomesh

@@ -1,0 +1,99 @@
+#include "admin_actor.hpp"
+
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/directory/directory.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include <chrono>
+
+namespace riomesh::detail {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+void flatten(const actors::directory_counters& n, stat_report& r) {
+  auto add = [&](const char* key, std::uint64_t v) { r.counters.emplace_back(key, v); };
+  add("node.messages_out", n.messages_out);
+  add("node.messages_in", n.messages_in);
+  add("node.requests_out", n.requests_out);
+  add("node.responses_in", n.responses_in);
+  add("node.bytes_placed_out", n.bytes_placed_out);
+  add("node.bytes_placed_in", n.bytes_placed_in);
+  add("node.payload_copied_out", n.payload_copied_out);
+  add("node.payload_copied_in", n.payload_copied_in);
+  add("node.direct_writes", n.direct_writes);
+  add("node.undeliverable", n.undeliverable);
+  add("node.bad_inbound", n.bad_inbound);
+  add("node.proxies", n.proxies);
+  add("node.exported", n.exported);
+  add("node.published", n.published);
+}
+
+void flatten(const std::string& peer, const actors::connection_core::counters& c, stat_report& r) {
+  auto add = [&](const char* key, std::uint64_t v) {
+    r.counters.emplace_back("peer." + peer + "." + key, v);
+  };
+  add("messages_out", c.messages_out);
+  add("messages_in", c.messages_in);
+  add("bytes_placed_out", c.bytes_placed_out);
+  add("bytes_placed_in", c.bytes_placed_in);
+  add("inline_bytes_out", c.inline_bytes_out);
+  add("inline_bytes_in", c.inline_bytes_in);
+  add("streamed_bytes_in", c.streamed_bytes_in);
+  add("direct_bytes_out", c.direct_bytes_out);
+  add("credit_stalls", c.credit_stalls);
+  add("queue_depth", c.queue_depth);
+  add("dropped", c.dropped);
+  add("arena_in_use", c.arena_in_use);
+  add("arena_size", c.arena_size);
+  add("peer_arena_free", c.peer_arena_free);
+  add("registrations", c.registrations);
+  add("registration_hits", c.registration_hits);
+  add("per_write_registrations", c.per_write_registrations);
+}
+
+// A function actor with arguments: CAF 0.17 binds a null reference for a
+// captureless spawn of a lambda without them (caf-0.17.md).
+caf::behavior admin(caf::event_based_actor* self, caf::actor directory,
+                    std::vector<std::pair<std::string, std::string>> facts) {
+  auto started = clock::now();
+  return {
+      [=](ping_atom) { return facts.front().second; },
+      [=](resolve_atom, const std::string& node, const std::string& name,
+          std::chrono::milliseconds timeout) -> caf::result<caf::strong_actor_ptr, std::string> {
+        self->delegate(directory, resolve_atom::value, node, name, timeout);
+        return caf::delegated<caf::strong_actor_ptr, std::string>{};
+      },
+      [=](report_atom) -> caf::result<stat_report> {
+        auto rp = self->make_response_promise<stat_report>();
+        self->request(directory, std::chrono::seconds(10), actors::stats_atom::value)
+            .then(
+                [=](const actors::node_stats& s) mutable {
+                  stat_report r;
+                  r.info = facts;
+                  r.counters.emplace_back(
+                      "node.uptime_ms",
+                      std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - started)
+                          .count());
+                  flatten(s.node, r);
+                  for (const auto& [peer, c] : s.peers)
+                    flatten(peer, c, r);
+                  rp.deliver(std::move(r));
+                },
+                [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
+        return rp;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_admin(caf::actor_system& sys, caf::actor directory,
+                       std::vector<std::pair<std::string, std::string>> facts) {
+  return sys.spawn(admin, std::move(directory), std::move(facts));
+}
+
+}  // namespace riomesh::detail

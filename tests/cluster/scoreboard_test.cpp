@@ -1,0 +1,91 @@
+// The launcher's verdict: what it reads from the nodes' report lines and
+// when it calls a run good. A run is only as trustworthy as this.
+#include <summary.hpp>
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+using namespace pubsub::launch;
+
+namespace {
+
+void feed(scoreboard& b, const std::string& line) {
+  auto e = parse_event(line);
+  REQUIRE_MESSAGE(e, line);
+  b.add(*e);
+}
+
+scoreboard three() {
+  scoreboard b;
+  b.expect("broker", "broker", "broker");
+  b.expect("pub-1", "publisher", "pub-node");
+  b.expect("sub-1", "subscriber", "sub-node-1");
+  return b;
+}
+
+const std::string good_summary =
+    "pubsub subscriber sub-1: summary messages=10 bytes=100 seconds=1.0 rate_mps=10.0 "
+    "mib_s=0.0 p50_us=5.0 p99_us=9.0 copied_bytes=0 placed_bytes=100 gaps=0 duplicates=0 bad=0";
+
+}  // namespace
+
+TEST_CASE("report lines: role, actor, event and fields; anything else is not one") {
+  auto e = parse_event("pubsub subscriber sub-1: gap publisher=pub-1 expected=4 got=6");
+  REQUIRE(e);
+  CHECK(e->role == "subscriber");
+  CHECK(e->actor == "sub-1");
+  CHECK(e->kind == "gap");
+  CHECK(e->get("got") == "6");
+  CHECK(e->get("missing").empty());
+  CHECK(!parse_event("riomesh[broker] info: listening on 127.0.0.1:7481"));
+  CHECK(!parse_event("pubsub subscriber sub-1 summary"));
+  CHECK(!parse_event(""));
+}
+
+TEST_CASE("verdict: good only when every publisher is done and every subscriber is clean") {
+  auto b = three();
+  CHECK(!b.finished());
+  feed(b, good_summary);
+  CHECK(!b.finished());  // the publisher has not said done
+  feed(b, "pubsub publisher pub-1: done messages=10 sent=10 seconds=1.0 rate_mps=10.0");
+  CHECK(b.finished());
+  CHECK(b.problems().empty());
+  std::ostringstream table;
+  b.print_table(table);
+  CHECK(table.str().find("sub-1        subscriber        10") != std::string::npos);
+}
+
+TEST_CASE("verdict: gaps, bad checksums, an empty subscriber and a missing result fail") {
+  auto gaps = three();
+  feed(gaps, "pubsub subscriber sub-1: summary messages=10 gaps=2 bad=0");
+  auto p = gaps.problems();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0] == "pub-1: no result");
+  CHECK(p[1] == "sub-1: gaps=2");
+
+  auto bad = three();
+  feed(bad, "pubsub subscriber sub-1: summary messages=0 gaps=0 bad=1");
+  feed(bad, "pubsub publisher pub-1: done messages=10");
+  p = bad.problems();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0] == "sub-1: bad=1");
+  CHECK(p[1] == "sub-1: received nothing");
+
+  auto silent = three();
+  feed(silent, "pubsub publisher pub-1: done messages=10");
+  CHECK(silent.problems() == std::vector<std::string>{"sub-1: no result"});
+}
+
+TEST_CASE("verdict: an expected event must have been reported; a restart clears results") {
+  auto b = three();
+  feed(b, good_summary);
+  feed(b, "pubsub publisher pub-1: done messages=10");
+  feed(b, "pubsub publisher pub-1: broker_lost reason=x");
+  CHECK(b.problems("pub-1:broker_lost").empty());
+  CHECK(b.problems("pub-1:broker_lost,sub-1:broker_back") ==
+        std::vector<std::string>{"sub-1 never reported broker_back"});
+  b.restarted("sub-node-1");
+  CHECK(!b.finished());
+  CHECK(b.problems() == std::vector<std::string>{"sub-1: no result"});
+}
