@@ -77,7 +77,7 @@ TEST_CASE("verdict: gaps, bad checksums, an empty subscriber and a missing resul
   CHECK(silent.problems() == std::vector<std::string>{"sub-1: no result"});
 }
 
-TEST_CASE("verdict: an expected event must have been reported; a restart clears results") {
+TEST_CASE("verdict: an expected event must have been reported, and a restart clears results") {
   auto b = three();
   feed(b, good_summary);
   feed(b, "pubsub publisher pub-1: done messages=10");

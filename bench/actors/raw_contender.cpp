@@ -1,0 +1,158 @@
+// Raw TCP, as a plain program would do it: blocking sockets, TCP_NODELAY,
+// one thread each side. "stream": length-prefixed messages written back to
+// back and read into one buffer, a single ack at the end (no per-message
+// acks: the ceiling); "rtt": 8-byte ping-pong.
+#include "measure.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <cstring>
+#include <thread>
+
+namespace bench {
+namespace {
+
+struct header {
+  std::uint32_t rtt = 0;  // 1: ping-pong
+  std::uint32_t size = 0;
+  std::uint64_t count = 0;
+};
+
+bool read_all(int fd, void* p, std::size_t n) {
+  auto* c = static_cast<char*>(p);
+  while (n > 0) {
+    auto got = ::read(fd, c, n);
+    if (got <= 0)
+      return false;
+    c += got, n -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool write_all(int fd, const void* p, std::size_t n) {
+  auto* c = static_cast<const char*>(p);
+  while (n > 0) {
+    auto put = ::write(fd, c, n);
+    if (put <= 0)
+      return false;
+    c += put, n -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+// One frame, length and payload, in as few writes as the kernel allows.
+bool send_frame(int fd, std::uint64_t len, const char* data) {
+  std::size_t total = sizeof len + len, done = 0;
+  while (done < total) {
+    iovec parts[2];
+    int n = 0;
+    if (done < sizeof len) {
+      parts[n++] = {reinterpret_cast<char*>(&len) + done, sizeof len - done};
+      parts[n++] = {const_cast<char*>(data), len};
+    } else {
+      parts[n++] = {const_cast<char*>(data) + (done - sizeof len), total - done};
+    }
+    auto put = ::writev(fd, parts, n);
+    if (put <= 0)
+      return false;
+    done += static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+void no_delay(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+void serve_one(int fd) {
+  no_delay(fd);
+  header h;
+  while (read_all(fd, &h, sizeof h)) {
+    std::vector<char> buf(std::max<std::size_t>(h.size, 8));
+    for (std::uint64_t i = 0; i < h.count; ++i) {
+      std::uint64_t len = 0;
+      if (!read_all(fd, &len, sizeof len) || len > buf.size() || !read_all(fd, buf.data(), len))
+        return;
+      if (h.rtt && !write_all(fd, buf.data(), len))
+        return;
+    }
+    std::uint64_t ack = h.count;
+    if (!h.rtt && !write_all(fd, &ack, sizeof ack))
+      return;
+  }
+}
+
+}  // namespace
+
+int raw_serve() {
+  int l = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(l, 4) != 0 ||
+      ::getsockname(l, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    std::perror("raw server");
+    return 1;
+  }
+  announce_ready(ntohs(a.sin_port));
+  std::thread([l] {
+    for (;;) {
+      int fd = ::accept(l, nullptr, nullptr);
+      if (fd < 0)
+        return;
+      serve_one(fd);
+      ::close(fd);
+    }
+  }).detach();
+  wait_for_stdin_eof();
+  report_peak_rss();
+  return 0;
+}
+
+int raw_drive(std::uint16_t port, const job& j) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    std::perror("raw client");
+    return 1;
+  }
+  no_delay(fd);
+  bool rtt = j.pattern == "rtt";
+  header h{rtt ? 1u : 0u, static_cast<std::uint32_t>(j.size), j.count};
+  std::vector<char> buf(std::max<std::size_t>(j.size, 8), 'x');
+  std::vector<double> rtts;
+  auto start = clock_type::now();
+  bool ok = write_all(fd, &h, sizeof h);
+  for (std::uint64_t i = 0; ok && i < j.count; ++i) {
+    auto sent_at = clock_type::now();
+    ok = send_frame(fd, j.size, buf.data());
+    if (ok && rtt) {
+      ok = read_all(fd, buf.data(), j.size);
+      rtts.push_back(
+          std::chrono::duration<double, std::micro>(clock_type::now() - sent_at).count());
+    }
+  }
+  std::uint64_t ack = 0;
+  if (ok && !rtt)
+    ok = read_all(fd, &ack, sizeof ack);
+  auto o = finish(j, start, rtts);
+  ::close(fd);
+  if (!ok) {
+    std::fprintf(stderr, "raw client: connection failed\n");
+    return 1;
+  }
+  o.copied = 0;
+  print(o);
+  return 0;
+}
+
+}  // namespace bench

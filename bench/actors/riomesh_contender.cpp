@@ -1,0 +1,114 @@
+// riomesh's runtime as the bench drives it: a published sink that answers
+// every message with its sequence number, and a client actor that keeps a
+// window of requests open. The payload is one pool buffer, sent again and
+// again: placed into the server's arena each time, never copied.
+#include "measure.hpp"
+#include "process_io.hpp"
+#include "window_driver.hpp"
+
+#include <riomesh/buffer_inspect.hpp>
+#include <riomesh/runtime.hpp>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
+
+namespace bench {
+namespace {
+
+struct payload {
+  std::uint64_t seq = 0;
+  riomesh::buffer data;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, payload& x) {
+  return f(caf::meta::type_name("bench::payload"), x.seq, x.data);
+}
+
+void add_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<payload>("bench::payload");
+}
+
+riomesh::config::settings node(const std::string& name, std::uint16_t peer_port) {
+  riomesh::config::settings s;
+  s.node.name = name;
+  s.node.listen = {"127.0.0.1", 0};
+  s.node.fabric = riomesh::config::fabric_kind::automatic;
+  if (const char* host = std::getenv("RIOMESH_RDMA_ADDR"))
+    s.node.listen.host = host;  // in the VM: the address rxe serves
+  if (peer_port)
+    s.cluster.peers = {{"bench-server", {s.node.listen.host, peer_port}}};
+  // Authenticated, as a deployment off loopback must be (in the VM, too);
+  // the handshake is all it costs.
+  s.cluster.secret = "actor-bench: both sides are this program";
+  s.channel.arena = 256ull << 20;  // a window of 16 MiB samples fits
+  s.logging.level = riomesh::config::log_level::warn;
+  return s;
+}
+
+caf::behavior sink(caf::event_based_actor*, int) {
+  return {
+      [](const payload& p) { return p.seq; },
+      [](std::uint64_t x) { return x; },
+  };
+}
+
+std::uint64_t copied(const riomesh::stat_report& r) {
+  std::uint64_t n = r.value("node.payload_copied_in") + r.value("node.payload_copied_out");
+  for (const auto& [key, value] : r.counters)
+    if (key.size() > 18 && key.compare(key.size() - 18, 18, ".streamed_bytes_in") == 0)
+      n += value;
+  return n;
+}
+
+riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
+  caf::scoped_actor self{rt.system()};
+  riomesh::stat_report out;
+  self->request(admin, std::chrono::seconds(10), riomesh::report_atom::value)
+      .receive([&](riomesh::stat_report& r) { out = std::move(r); }, [](caf::error&) {});
+  return out;
+}
+
+}  // namespace
+
+int riomesh_serve() {
+  riomesh::runtime rt{node("bench-server", 0), add_types};
+  rt.publish(rt.system().spawn(sink, 0), "sink");
+  announce_ready(rt.port());
+  wait_for_stdin_eof();
+  rt.stop();
+  report_peak_rss();
+  return 0;
+}
+
+int riomesh_drive(std::uint16_t port, const job& j) {
+  riomesh::runtime rt{node("bench-client", port), add_types};
+  auto target = rt.remote_actor("bench-server", "sink", std::chrono::seconds(10));
+  auto server_admin =
+      rt.remote_actor("bench-server", riomesh::admin_name, std::chrono::seconds(10));
+  if (!target || !server_admin) {
+    std::fprintf(stderr, "riomesh client: %s\n",
+                 rt.system().render(target ? server_admin.error() : target.error()).c_str());
+    return 1;
+  }
+  auto data = rt.allocate(j.size);
+  for (std::size_t i = 0; i < j.size; ++i)
+    data.data()[i] = static_cast<unsigned char>(i * 31);
+  auto sink = *target;
+  auto o = j.pattern == "rtt"
+               ? drive_window(rt.system(), j,
+                              [sink](auto* self, std::uint64_t seq) {
+                                return self->request(sink, std::chrono::seconds(30), seq);
+                              })
+               : drive_window(rt.system(), j, [sink, data](auto* self, std::uint64_t seq) {
+                   return self->request(sink, std::chrono::seconds(60), payload{seq, data});
+                 });
+  o.copied = copied(report_of(rt, rt.admin())) + copied(report_of(rt, *server_admin));
+  o.known_copies = true;
+  print(o);
+  rt.stop();
+  return o.seconds > 0 ? 0 : 1;
+}
+
+}  // namespace bench
