@@ -33,12 +33,11 @@ verbs::rdma_params rdma_params_of(const channel_options& opt) {
   return p;
 }
 
-// channel.send_buffer / recv_buffer size rsockets' own buffers. They do not
-// size the kernel's socket buffers: setting SO_SNDBUF / SO_RCVBUF turns off
-// the kernel's autotuning and held 1 MiB messages to a quarter of raw TCP's
-// rate (a 256 KiB socket buffer: 4+ sends and wake-ups per MiB).
-tcp::socket_options socket_options_of(const channel_options&) {
-  return tcp::socket_options{};
+tcp::socket_options socket_options_of(const channel_options& opt) {
+  tcp::socket_options s;
+  s.send_buffer = static_cast<int>(opt.settings.send_buffer);
+  s.recv_buffer = static_cast<int>(opt.settings.recv_buffer);
+  return s;
 }
 
 class rdma_listener final : public listener {
