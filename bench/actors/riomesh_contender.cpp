@@ -55,11 +55,8 @@ caf::behavior sink(caf::event_based_actor*, int) {
 }
 
 std::uint64_t copied(const riomesh::stat_report& r) {
-  std::uint64_t n = r.value("node.payload_copied_in") + r.value("node.payload_copied_out");
-  for (const auto& [key, value] : r.counters)
-    if (key.size() > 18 && key.compare(key.size() - 18, 18, ".streamed_bytes_in") == 0)
-      n += value;
-  return n;
+  return r.value("node.payload_copied_in") + r.value("node.payload_copied_out") +
+         r.peer_sum("streamed_bytes_in");
 }
 
 riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {

@@ -125,15 +125,6 @@ caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
         self->request(self->state.rt->admin(), std::chrono::seconds(5), riomesh::report_atom::value)
             .then(
                 [=](const riomesh::stat_report& r) {
-                  std::uint64_t regs = 0, hits = 0;
-                  for (const auto& [key, value] : r.counters) {
-                    auto ends = [&](const std::string& tail) {
-                      return key.size() > tail.size() &&
-                             key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
-                    };
-                    regs += ends(".registrations") ? value : 0;
-                    hits += ends(".registration_hits") ? value : 0;
-                  }
                   auto& st = self->state;
                   say(self, "progress",
                       {{"posts", std::to_string(st.posts)},
@@ -142,8 +133,8 @@ caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
                        {"copied_in", std::to_string(r.value("node.payload_copied_in"))},
                        {"copied_out", std::to_string(r.value("node.payload_copied_out"))},
                        {"placed_out", std::to_string(r.value("node.bytes_placed_out"))},
-                       {"registrations", std::to_string(regs)},
-                       {"registration_hits", std::to_string(hits)}});
+                       {"registrations", std::to_string(r.peer_sum("registrations"))},
+                       {"registration_hits", std::to_string(r.peer_sum("registration_hits"))}});
                 },
                 [](caf::error&) {});
       },

@@ -82,10 +82,7 @@ void finish(subscriber_ptr self) {
   self->request(st.rt->admin(), std::chrono::seconds(10), riomesh::report_atom::value)
       .then(
           [=](const riomesh::stat_report& r) {
-            std::uint64_t copied = r.value("node.payload_copied_in");
-            for (const auto& [key, value] : r.counters)
-              if (key.size() > 18 && key.compare(key.size() - 18, 18, ".streamed_bytes_in") == 0)
-                copied += value;
+            auto copied = r.value("node.payload_copied_in") + r.peer_sum("streamed_bytes_in");
             auto& st = self->state;
             auto secs = std::chrono::duration<double>(st.last - st.first).count();
             say(self, "summary",

@@ -38,6 +38,16 @@ struct stat_report {
         return v;
     return 0;
   }
+  // One connection counter summed over every peer: "peer.*.<counter>".
+  std::uint64_t peer_sum(const std::string& counter) const {
+    std::uint64_t total = 0;
+    auto tail = "." + counter;
+    for (const auto& [k, v] : counters)
+      if (k.rfind("peer.", 0) == 0 && k.size() > tail.size() &&
+          k.compare(k.size() - tail.size(), tail.size(), tail) == 0)
+        total += v;
+    return total;
+  }
   std::string fact(const std::string& key) const {
     for (const auto& [k, v] : info)
       if (k == key)
