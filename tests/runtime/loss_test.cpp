@@ -179,3 +179,22 @@ TEST_CASE("runtime: stopping sends what is queued first") {
   CHECK(count == n);
   CHECK(intact);
 }
+
+TEST_CASE("runtime: a peer that stops is let go at once, and the reason says it stopped") {
+  auto b = start_node(node_settings("node-b"));
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  b->publish(spawn_sink(b->system()), "sink");
+  REQUIRE(a->remote_actor("node-b", "sink"));
+  a.reset();
+  // b must close its side when a's shutdown arrives, not hold a half-open
+  // connection (whose end of stream kept waking b's progress loop) until a
+  // keepalive hits the closed socket.
+  std::string why;
+  for (int tries = 0; tries < 40 && why.find("stopped") == std::string::npos; ++tries) {
+    auto r = b->remote_actor("node-a", "sink", 100ms);
+    REQUIRE_FALSE(r);
+    why = b->system().render(r.error());
+  }
+  INFO(why);
+  CHECK(why.find("it stopped") != std::string::npos);
+}

@@ -234,8 +234,17 @@ bool connection_core::read_inbound() {
   bool moved = false;
   for (;;) {
     auto [p, n] = ch_.peek();
-    if (n == 0)
+    if (n == 0) {
+      // The peer shut its side down (it is stopping) and all it sent is
+      // read: the session is over. Left open, the socket's end of stream
+      // would wake the progress loop again and again.
+      if (ch_.recv(nullptr, 0).st == channels::status::eof && reason_.empty()) {
+        reason_ = "peer " + ch_.peer() + ": it stopped (shut the connection down)";
+        ch_.shutdown(channels::shutdown_how::both);
+        return true;
+      }
       return moved;
+    }
     std::size_t used = decoder_.feed(p, n);
     ch_.consume(used);
     moved = true;
