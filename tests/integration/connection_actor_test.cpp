@@ -64,6 +64,8 @@ TEST_CASE_FIXTURE(fixture, "connection actors: setup, then messages with placed 
   CHECK(peer == "node-b");
   owner_b->receive([&](connected_atom, const std::string&, bool) {},
                    caf::after(10s) >> [] { FAIL("no connection"); });
+  // Inbound waits until the owner keeps the connection; then comes straight.
+  owner_b->send(b, route_atom::value, caf::actor{owner_b});
 
   const int count = 20;
   for (int i = 0; i < count; ++i) {
@@ -79,7 +81,8 @@ TEST_CASE_FIXTURE(fixture, "connection actors: setup, then messages with placed 
   }
   for (int i = 0; i < count; ++i) {
     owner_b->receive(
-        [&](inbound_atom, inbound_message& m) {
+        [&](inbound_atom, const std::string& from, inbound_message& m) {
+          CHECK(from == "node-a");
           CHECK(m.env.request_id == static_cast<std::uint64_t>(i));
           REQUIRE(m.placed.size() == 1);
           const auto& p = m.placed[0];

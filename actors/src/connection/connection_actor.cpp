@@ -27,6 +27,10 @@ struct connection_state {
   std::unique_ptr<connection_core> core;
   std::vector<outbound_message> early;      // submitted before setup finished
   std::map<std::uint64_t, buffer> exposed;  // mapped for the peer, by offset
+  // Where inbound messages go, once the owner has kept this connection as
+  // the one to its peer; until then they wait here, in order.
+  caf::actor deliver_to;
+  std::vector<inbound_message> held;
   bool watching = false, pump_queued = false, closed = false;
   // A send was refused as congested: the owner hears when the queue has
   // drained to half.
@@ -62,6 +66,14 @@ void queue_pump(self_ptr self) {
     self->state.pump_queued = true;
     self->send(self, pump_atom::value);
   }
+}
+
+void deliver(self_ptr self, inbound_message&& m) {
+  auto& st = self->state;
+  if (st.deliver_to)
+    self->send(st.deliver_to, inbound_atom::value, st.setup->peer_name(), std::move(m));
+  else
+    st.held.push_back(std::move(m));
 }
 
 void become_connected(self_ptr self) {
@@ -108,7 +120,7 @@ void pump(self_ptr self) {
   if (st.core) {
     moved = st.core->pump() || moved;
     for (auto& m : st.core->take_inbound())
-      self->send(st.owner, inbound_atom::value, std::move(m));
+      deliver(self, std::move(m));
     if (st.draining && st.core->idle() && st.ch->drained()) {
       if (!st.shut) {
         st.shut = true;
@@ -168,6 +180,13 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
   }
   return {
       [=](pump_atom) { pump(self); },
+      [=](route_atom, caf::actor& to) {
+        auto& st = self->state;
+        st.deliver_to = std::move(to);
+        auto held = std::move(st.held);
+        for (auto& m : held)
+          deliver(self, std::move(m));
+      },
       [=](tick_atom) {
         auto& st = self->state;
         if (st.closed)

@@ -225,6 +225,12 @@ caf::behavior directory(directory_ptr self, progress_loop* loop, directory_param
         }
         forward(self, f);
       },
+      [=](route_atom, const std::string& peer, caf::actor& conn) {
+        if (conn)
+          self->state.routes[peer] = std::move(conn);
+        else
+          self->state.routes.erase(peer);
+      },
       [=](connected_atom, const std::string& peer, bool authenticated) {
         on_connected(self, peer, authenticated);
       },

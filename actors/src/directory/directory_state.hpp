@@ -39,6 +39,9 @@ struct directory_state {
   caf::actor node;
   std::set<std::string> configured;
   std::set<std::string> connected;
+  // The connection actor the node keeps to each peer: envelopes go to it
+  // straight, not through the node.
+  std::map<std::string, caf::actor> routes;
   std::map<std::string, std::string> last_failure;  // why the peer is not connected
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
   // Held strongly, so a remote actor keeps one identity here (one proxy,

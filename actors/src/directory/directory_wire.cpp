@@ -15,12 +15,27 @@
 namespace riomesh::actors {
 namespace {
 
-// Hands an envelope to the node; `failed` runs if it cannot go out.
+// Hands an envelope to the peer's connection, or to the node when there is
+// none (it answers why); `failed` runs if it cannot go out.
 template <class OnError>
 void send_envelope(directory_ptr self, const std::string& peer, outbound_message&& m,
                    OnError failed) {
-  self->request(self->state.node, caf::infinite, outbound_atom::value, peer, std::move(m))
-      .then([](std::uint64_t) {}, [failed](caf::error& e) mutable { failed(e); });
+  auto& st = self->state;
+  auto route = st.routes.find(peer);
+  if (route == st.routes.end()) {
+    self->request(st.node, caf::infinite, outbound_atom::value, peer, std::move(m))
+        .then([](std::uint64_t) {}, [failed](caf::error& e) mutable { failed(e); });
+    return;
+  }
+  self->request(route->second, caf::infinite, outbound_atom::value, std::move(m))
+      .then([](std::uint64_t) {},
+            [peer, failed](caf::error& e) mutable {
+              // The connection quit with this still in its mailbox: for the
+              // sender, the peer is not connected.
+              if (e == caf::sec::request_receiver_down)
+                e = make_error(errc::not_connected, "node '" + peer + "'");
+              failed(e);
+            });
 }
 
 void send_control(directory_ptr self, const std::string& peer, envelope&& e) {

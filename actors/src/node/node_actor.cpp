@@ -126,8 +126,10 @@ void drop_link(self_ptr self, const caf::actor_addr& conn) {
     return;
   if (it->second.up) {
     auto p = st.by_peer.find(it->second.peer);
-    if (p != st.by_peer.end() && p->second.address() == conn)
+    if (p != st.by_peer.end() && p->second.address() == conn) {
       st.by_peer.erase(p);
+      self->send(st.owner, route_atom::value, it->second.peer, caf::actor{});
+    }
   }
   self->send_exit(it->second.conn, caf::exit_reason::user_shutdown);
   st.links.erase(it);
@@ -164,6 +166,10 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated) {
   l.peer = name;
   l.up = true;
   st.by_peer[name] = l.conn;
+  // From here the owner and the connection talk directly; both hear it
+  // before the owner hears of the peer.
+  self->send(l.conn, route_atom::value, st.owner);
+  self->send(st.owner, route_atom::value, name, l.conn);
   if (st.configured.count(name))
     st.redial->connected(name, clock::now());
   if (!already)
@@ -310,12 +316,6 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
         on_connected(self, name, authenticated);
       },
       [=](closed_atom, const std::string& reason) { on_closed(self, reason); },
-      [=](inbound_atom, inbound_message& m) {
-        auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
-        auto it = self->state.links.find(from);
-        if (it != self->state.links.end() && it->second.up)
-          self->send(self->state.owner, inbound_atom::value, it->second.peer, std::move(m));
-      },
       [=](writable_atom) {
         auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
         auto it = self->state.links.find(from);

@@ -28,5 +28,6 @@ using expose_atom = caf::atom_constant<caf::atom("rm_expose")>;        // map me
 using unexpose_atom = caf::atom_constant<caf::atom("rm_unexpos")>;     // and unmap it
 using place_atom = caf::atom_constant<caf::atom("rm_place")>;          // write into a peer's map
 using undelivered_atom = caf::atom_constant<caf::atom("rm_undeliv")>;  // a send failed
+using route_atom = caf::atom_constant<caf::atom("rm_route")>;          // who talks to whom directly
 
 }  // namespace riomesh::actors

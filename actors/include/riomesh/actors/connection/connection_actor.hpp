@@ -2,11 +2,13 @@
 // connection_core. It owns the channel; the progress loop tells it when the
 // channel's fd has something (pump), and it reports to its owner:
 //   (connected_atom, peer name, authenticated)
-//   (inbound_atom, inbound_message)      for each message that arrived
 //   (closed_atom, reason)                once, then it quits
 //   (writable_atom)                      a send was refused as congested,
 //                                        and the queue has drained to half
-// It takes (outbound_atom, outbound_message) requests, answered with the
+// Inbound messages wait until the owner keeps the connection, by sending it
+// (route_atom, actor): from then on each goes straight to that actor as
+// (inbound_atom, peer name, inbound_message), in order, without passing
+// through the owner. It takes (outbound_atom, outbound_message) requests, answered with the
 // queue depth or a riomesh error (errc::congested, too_large, node_lost):
 // never a silent drop. Messages sent before setup finishes wait, within max_pending.
 // (stats_atom) answers with the connection_core::counters. (stop_atom)

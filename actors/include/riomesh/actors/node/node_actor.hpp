@@ -2,11 +2,15 @@
 // a connection request waits), dials the configured peers on the redial
 // schedule (each dial on its own thread: connecting blocks), and owns one
 // connection actor per peer. It reports to its owner:
+//   (route_atom, peer, connection)         the connection now kept to the
+//                                          peer, or an invalid handle: none
 //   (connected_atom, peer, authenticated)
 //   (closed_atom, peer, reason)            a connection ended, or a dial failed
-//   (inbound_atom, peer, inbound_message)
 //   (writable_atom, peer)                  a congested peer drained to half
-// and takes (outbound_atom, peer, outbound_message) requests, answered as
+// The kept connection sends its (inbound_atom, peer, inbound_message) to
+// the owner itself, and the owner may send its (outbound_atom,
+// outbound_message) requests to the route directly: no hop through here.
+// It takes (outbound_atom, peer, outbound_message) requests too, answered as
 // the connection answers, or with errc::unknown_node / not_connected;
 // (port_atom) answers the port it listens on, (stats_atom) each connected
 // peer's counters (peer_counters), (stop_atom) drains every connection
