@@ -34,7 +34,7 @@ caf::behavior sink(caf::event_based_actor*, int) {
 
 }  // namespace
 
-int caf_serve() {
+int caf_serve(int) {
   auto cfg = config();
   caf::actor_system sys{*cfg};
   auto s = sys.spawn(sink, 0);
@@ -44,31 +44,37 @@ int caf_serve() {
     return 1;
   }
   announce_ready(*port);
-  wait_for_stdin_eof();
+  serve_until_stdin_closes();
   caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
-  report_peak_rss();
   return 0;
 }
 
-int caf_drive(std::uint16_t port, const job& j) {
+int caf_drive(const ports& to, const job& j) {
   auto cfg = config();
   caf::actor_system sys{*cfg};
-  auto target = sys.middleman().remote_actor("127.0.0.1", port);
-  if (!target) {
-    std::fprintf(stderr, "caf client: %s\n", sys.render(target.error()).c_str());
-    return 1;
+  std::vector<caf::actor> sinks;
+  for (auto port : to) {
+    auto target = sys.middleman().remote_actor("127.0.0.1", port);
+    if (!target) {
+      std::fprintf(stderr, "caf client: %s\n", sys.render(target.error()).c_str());
+      return 1;
+    }
+    sinks.push_back(*target);
   }
-  auto sink = *target;
   // (seq 0, payload), built once: the payload is shared, never copied here.
   auto prebuilt = caf::make_message(std::uint64_t{0}, std::vector<char>(j.size, 'x'));
-  auto o = j.pattern == "rtt"
-               ? drive_window(sys, j,
-                              [sink](auto* self, std::uint64_t seq) {
-                                return self->request(sink, std::chrono::seconds(30), seq);
-                              })
-               : drive_window(sys, j, [sink, prebuilt](auto* self, std::uint64_t) {
-                   return self->request(sink, std::chrono::seconds(60), prebuilt);
-                 });
+  auto ping = [](caf::actor sink) {
+    return [sink](auto* self, std::uint64_t seq) {
+      return self->request(sink, std::chrono::seconds(30), seq);
+    };
+  };
+  auto post = [&prebuilt](caf::actor sink) {
+    return [sink, prebuilt](auto* self, std::uint64_t) {
+      return self->request(sink, std::chrono::seconds(60), prebuilt);
+    };
+  };
+  auto o =
+      j.pattern == "rtt" ? drive_targets(sys, j, sinks, ping) : drive_targets(sys, j, sinks, post);
   print(o);
   return o.seconds > 0 ? 0 : 1;
 }

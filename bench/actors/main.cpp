@@ -1,62 +1,75 @@
-// actor_bench: riomesh against CAF 0.17's middleman and raw TCP, two
+// actor_bench: riomesh against CAF 0.17's middleman and raw TCP, in
 // processes on loopback, every comparison made in one run so that the
-// ratios hold on a noisy machine. Prints tables, writes a CSV and, with
-// gnuplot, a PNG chart.
+// ratios hold on a noisy machine. Pairs of one client and one server;
+// N clients to one server and one client fanning out to N servers (scale);
+// in the VM, riomesh on rdma against rstream, riostream and perftest too.
+// Prints tables, writes a CSV and, with gnuplot, a PNG chart.
 //
-//   actor_bench [--quick] [--reps N] [--csv FILE] [--png FILE]
-//   actor_bench serve riomesh|caf|raw             (a server, for the bench)
-//   actor_bench drive KIND PORT PATTERN SIZE COUNT WINDOW
+//   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
+//   actor_bench serve KIND INDEX                  (a server, for the bench)
+//   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
 //
-// --quick runs every case with tiny counts: it checks that the suite runs
-// (CI does), its figures mean nothing.
+// --quick runs every kind of case with tiny counts: it checks that the
+// suite runs (CI does), its figures mean nothing.
 #include "measure.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 
+#include <csignal>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 namespace {
 
 using namespace bench;
 
-int serve(const std::string& kind) {
+int serve(const std::string& kind, int index) {
   if (kind == "riomesh")
-    return riomesh_serve();
+    return riomesh_serve(index);
   if (kind == "caf")
-    return caf_serve();
+    return caf_serve(index);
   if (kind == "raw")
-    return raw_serve();
+    return raw_serve(index);
   std::cerr << "actor_bench: unknown contender '" << kind << "'\n";
   return 2;
 }
 
 int drive(char** argv) {
   std::string kind = argv[0];
-  auto port = static_cast<std::uint16_t>(std::stoul(argv[1]));
+  ports to;
+  std::istringstream list(argv[1]);
+  for (std::string p; std::getline(list, p, ',');)
+    to.push_back(static_cast<std::uint16_t>(std::stoul(p)));
   job j{argv[2], std::stoul(argv[3]), std::stoull(argv[4]), std::stoull(argv[5])};
   if (kind == "riomesh")
-    return riomesh_drive(port, j);
+    return riomesh_drive(to, j);
   if (kind == "caf")
-    return caf_drive(port, j);
+    return caf_drive(to, j);
   if (kind == "raw")
-    return raw_drive(port, j);
+    return raw_drive(to, j);
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 3 && std::strcmp(argv[1], "serve") == 0)
-    return serve(argv[2]);
+  if (argc >= 4 && std::strcmp(argv[1], "serve") == 0)
+    return serve(argv[2], std::stoi(argv[3]));
   if (argc >= 8 && std::strcmp(argv[1], "drive") == 0)
     return drive(argv + 2);
+  // A child that dies must not take the bench with it.
+  std::signal(SIGPIPE, SIG_IGN);
   settings s;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
       s.quick = true;
+    else if (a == "--no-scale")
+      s.scale = false;
+    else if (a == "--only" && i + 1 < argc)
+      s.only = argv[++i];
     else if (a == "--reps" && i + 1 < argc)
       s.reps = std::stoi(argv[++i]);
     else if (a == "--csv" && i + 1 < argc)
@@ -64,7 +77,8 @@ int main(int argc, char** argv) {
     else if (a == "--png" && i + 1 < argc)
       s.png = argv[++i];
     else {
-      std::cerr << "usage: actor_bench [--quick] [--reps N] [--csv FILE] [--png FILE]\n";
+      std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
+                   "FILE] [--png FILE]\n";
       return 2;
     }
   }

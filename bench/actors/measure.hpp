@@ -1,5 +1,7 @@
 // One measurement of one contender, as a client process prints it and the
 // bench reads it back: "result rate=... mib_s=... p50_us=... p99_us=...".
+// A client may serve several servers at once (fan-out): every message goes
+// to each of them, and each delivery counts.
 #pragma once
 
 #include "process_io.hpp"
@@ -24,6 +26,9 @@ struct job {
 };
 
 struct outcome {
+  std::uint64_t delivered = 0;    // messages, over every server
+  double start_s = 0, end_s = 0;  // steady clock, comparable across processes
+  double cpu_s = 0;               // the client's CPU while it drove (the runner adds the servers')
   double seconds = 0;
   double msgs_per_s = 0, mib_per_s = 0;
   double p50_us = 0, p99_us = 0;
@@ -39,11 +44,21 @@ inline double percentile(std::vector<double> v, double p) {
   return v[rank];
 }
 
-inline outcome finish(const job& j, clock_type::time_point start, std::vector<double> rtts_us) {
+inline double since_epoch(clock_type::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// The figures of `delivered` messages of `j.size` bytes since `start`.
+inline outcome finish(const job& j, std::uint64_t delivered, clock_type::time_point start,
+                      std::vector<double> rtts_us) {
   outcome o;
-  o.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
-  o.msgs_per_s = double(j.count) / o.seconds;
-  o.mib_per_s = double(j.count) * double(j.size) / (1 << 20) / o.seconds;
+  auto end = clock_type::now();
+  o.delivered = delivered;
+  o.start_s = since_epoch(start);
+  o.end_s = since_epoch(end);
+  o.seconds = o.end_s - o.start_s;
+  o.msgs_per_s = double(delivered) / o.seconds;
+  o.mib_per_s = double(delivered) * double(j.size) / (1 << 20) / o.seconds;
   o.p50_us = percentile(rtts_us, 0.5);
   o.p99_us = percentile(rtts_us, 0.99);
   return o;
@@ -51,20 +66,23 @@ inline outcome finish(const job& j, clock_type::time_point start, std::vector<do
 
 inline void print(const outcome& o) {
   std::printf(
-      "result seconds=%.6f rate=%.1f mib_s=%.2f p50_us=%.2f p99_us=%.2f copied=%lld "
-      "rss_kib=%ld\n",
-      o.seconds, o.msgs_per_s, o.mib_per_s, o.p50_us, o.p99_us,
+      "result delivered=%llu start=%.6f end=%.6f cpu_s=%.6f seconds=%.6f rate=%.1f mib_s=%.2f "
+      "p50_us=%.2f p99_us=%.2f copied=%lld rss_kib=%ld\n",
+      static_cast<unsigned long long>(o.delivered), o.start_s, o.end_s, o.cpu_s, o.seconds,
+      o.msgs_per_s, o.mib_per_s, o.p50_us, o.p99_us,
       o.known_copies ? static_cast<long long>(o.copied) : -1LL, peak_rss_kib());
   std::fflush(stdout);
 }
 
-// The contenders: each serves (on a free port it announces) until stdin
-// closes, or drives one job against the server at `port`.
-int riomesh_serve();
-int riomesh_drive(std::uint16_t port, const job& j);
-int caf_serve();
-int caf_drive(std::uint16_t port, const job& j);
-int raw_serve();
-int raw_drive(std::uint16_t port, const job& j);
+// The contenders: each serves (on a free port it announces; server `index`
+// of several) until stdin closes, or drives one job against the servers at
+// `ports`, every message to each.
+using ports = std::vector<std::uint16_t>;
+int riomesh_serve(int index);
+int riomesh_drive(const ports& to, const job& j);
+int caf_serve(int index);
+int caf_drive(const ports& to, const job& j);
+int raw_serve(int index);
+int raw_drive(const ports& to, const job& j);
 
 }  // namespace bench

@@ -1,5 +1,5 @@
 // Raw TCP, as a plain program would do it: blocking sockets, TCP_NODELAY,
-// one thread each side. "stream": length-prefixed messages written back to
+// a thread per connection on each side. "stream": length-prefixed messages written back to
 // back and read into one buffer, a single ack at the end (no per-message
 // acks: the ceiling); "rtt": 8-byte ping-pong.
 #include "measure.hpp"
@@ -89,33 +89,37 @@ void serve_one(int fd) {
 
 }  // namespace
 
-int raw_serve() {
+int raw_serve(int) {
   int l = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
-  if (::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(l, 4) != 0 ||
+  if (::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(l, 128) != 0 ||
       ::getsockname(l, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
     std::perror("raw server");
     return 1;
   }
   announce_ready(ntohs(a.sin_port));
+  // A thread per connection, as a plain server would do for a few dozen.
   std::thread([l] {
     for (;;) {
       int fd = ::accept(l, nullptr, nullptr);
       if (fd < 0)
         return;
-      serve_one(fd);
-      ::close(fd);
+      std::thread([fd] {
+        serve_one(fd);
+        ::close(fd);
+      }).detach();
     }
   }).detach();
-  wait_for_stdin_eof();
-  report_peak_rss();
+  serve_until_stdin_closes();
   return 0;
 }
 
-int raw_drive(std::uint16_t port, const job& j) {
+namespace {
+
+int dial(std::uint16_t port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -123,14 +127,18 @@ int raw_drive(std::uint16_t port, const job& j) {
   a.sin_port = htons(port);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
     std::perror("raw client");
-    return 1;
+    ::close(fd);
+    return -1;
   }
   no_delay(fd);
+  return fd;
+}
+
+// One connection's share of the job; appends its round trips to `rtts`.
+bool drive_one(int fd, const job& j, std::vector<double>& rtts) {
   bool rtt = j.pattern == "rtt";
   header h{rtt ? 1u : 0u, static_cast<std::uint32_t>(j.size), j.count};
   std::vector<char> buf(std::max<std::size_t>(j.size, 8), 'x');
-  std::vector<double> rtts;
-  auto start = clock_type::now();
   bool ok = write_all(fd, &h, sizeof h);
   for (std::uint64_t i = 0; ok && i < j.count; ++i) {
     auto sent_at = clock_type::now();
@@ -144,9 +152,35 @@ int raw_drive(std::uint16_t port, const job& j) {
   std::uint64_t ack = 0;
   if (ok && !rtt)
     ok = read_all(fd, &ack, sizeof ack);
-  auto o = finish(j, start, rtts);
-  ::close(fd);
-  if (!ok) {
+  return ok;
+}
+
+}  // namespace
+
+int raw_drive(const ports& to, const job& j) {
+  std::vector<int> fds;
+  for (auto port : to)
+    if (int fd = dial(port); fd >= 0)
+      fds.push_back(fd);
+  if (fds.size() != to.size() || !connected_await_go())
+    return 1;
+  auto cpu = cpu_seconds();
+  auto start = clock_type::now();
+  std::vector<std::vector<double>> rtts(fds.size());
+  std::vector<char> ok(fds.size(), 0);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < fds.size(); ++i)
+    threads.emplace_back([&, i] { ok[i] = drive_one(fds[i], j, rtts[i]); });
+  for (auto& t : threads)
+    t.join();
+  std::vector<double> all;
+  for (auto& r : rtts)
+    all.insert(all.end(), r.begin(), r.end());
+  auto o = finish(j, j.count * fds.size(), start, std::move(all));
+  o.cpu_s = cpu_seconds() - cpu;
+  for (int fd : fds)
+    ::close(fd);
+  if (std::count(ok.begin(), ok.end(), 0) > 0) {
     std::fprintf(stderr, "raw client: connection failed\n");
     return 1;
   }

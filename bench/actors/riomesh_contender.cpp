@@ -26,19 +26,23 @@ typename Inspector::result_type inspect(Inspector& f, payload& x) {
   return f(caf::meta::type_name("bench::payload"), x.seq, x.data);
 }
 
+std::string server_name(std::size_t index) {
+  return "bench-server-" + std::to_string(index);
+}
+
 void add_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<payload>("bench::payload");
 }
 
-riomesh::config::settings node(const std::string& name, std::uint16_t peer_port) {
+riomesh::config::settings node(const std::string& name, const ports& peers) {
   riomesh::config::settings s;
   s.node.name = name;
   s.node.listen = {"127.0.0.1", 0};
   s.node.fabric = riomesh::config::fabric_kind::automatic;
   if (const char* host = std::getenv("RIOMESH_RDMA_ADDR"))
     s.node.listen.host = host;  // in the VM: the address rxe serves
-  if (peer_port)
-    s.cluster.peers = {{"bench-server", {s.node.listen.host, peer_port}}};
+  for (std::size_t i = 0; i < peers.size(); ++i)
+    s.cluster.peers.push_back({server_name(i), {s.node.listen.host, peers[i]}});
   // Authenticated, as a deployment off loopback must be (in the VM, too);
   // the handshake is all it costs.
   s.cluster.secret = "actor-bench: both sides are this program";
@@ -69,39 +73,47 @@ riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
 
 }  // namespace
 
-int riomesh_serve() {
-  riomesh::runtime rt{node("bench-server", 0), add_types};
+int riomesh_serve(int index) {
+  riomesh::runtime rt{node(server_name(static_cast<std::size_t>(index)), {}), add_types};
   rt.publish(rt.system().spawn(sink, 0), "sink");
   announce_ready(rt.port());
-  wait_for_stdin_eof();
+  serve_until_stdin_closes();
   rt.stop();
-  report_peak_rss();
   return 0;
 }
 
-int riomesh_drive(std::uint16_t port, const job& j) {
-  riomesh::runtime rt{node("bench-client", port), add_types};
-  auto target = rt.remote_actor("bench-server", "sink", std::chrono::seconds(10));
-  auto server_admin =
-      rt.remote_actor("bench-server", riomesh::admin_name, std::chrono::seconds(10));
-  if (!target || !server_admin) {
-    std::fprintf(stderr, "riomesh client: %s\n",
-                 rt.system().render(target ? server_admin.error() : target.error()).c_str());
-    return 1;
+int riomesh_drive(const ports& to, const job& j) {
+  riomesh::runtime rt{node("bench-client-" + std::to_string(::getpid()), to), add_types};
+  std::vector<caf::actor> sinks, admins;
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    auto sink = rt.remote_actor(server_name(i), "sink", std::chrono::seconds(10));
+    auto admin = rt.remote_actor(server_name(i), riomesh::admin_name, std::chrono::seconds(10));
+    if (!sink || !admin) {
+      std::fprintf(stderr, "riomesh client: %s\n",
+                   rt.system().render(sink ? admin.error() : sink.error()).c_str());
+      return 1;
+    }
+    sinks.push_back(*sink);
+    admins.push_back(*admin);
   }
   auto data = rt.allocate(j.size);
   for (std::size_t i = 0; i < j.size; ++i)
     data.data()[i] = static_cast<unsigned char>(i * 31);
-  auto sink = *target;
-  auto o = j.pattern == "rtt"
-               ? drive_window(rt.system(), j,
-                              [sink](auto* self, std::uint64_t seq) {
-                                return self->request(sink, std::chrono::seconds(30), seq);
-                              })
-               : drive_window(rt.system(), j, [sink, data](auto* self, std::uint64_t seq) {
-                   return self->request(sink, std::chrono::seconds(60), payload{seq, data});
-                 });
-  o.copied = copied(report_of(rt, rt.admin())) + copied(report_of(rt, *server_admin));
+  auto ping = [](caf::actor sink) {
+    return [sink](auto* self, std::uint64_t seq) {
+      return self->request(sink, std::chrono::seconds(30), seq);
+    };
+  };
+  auto post = [&data](caf::actor sink) {
+    return [sink, data](auto* self, std::uint64_t seq) {
+      return self->request(sink, std::chrono::seconds(60), payload{seq, data});
+    };
+  };
+  auto o = j.pattern == "rtt" ? drive_targets(rt.system(), j, sinks, ping)
+                              : drive_targets(rt.system(), j, sinks, post);
+  o.copied = copied(report_of(rt, rt.admin()));
+  for (auto& a : admins)
+    o.copied += copied(report_of(rt, a));
   o.known_copies = true;
   print(o);
   rt.stop();

@@ -1,7 +1,7 @@
-// The client both actor contenders share: keeps `window` requests open
-// until `count` are answered, and times each round trip for "rtt". How one
-// request is made (`send(self, seq)`, returning CAF's response handle) is
-// the contender's.
+// The client both actor contenders share: keeps `window` requests open to
+// each target until `count` are answered by each, and times each round trip
+// for "rtt". How one request is made (`send(self, seq)`, returning CAF's
+// response handle) is the contender's; one `send` per target.
 #pragma once
 
 #include "measure.hpp"
@@ -13,12 +13,16 @@
 
 namespace bench {
 
+struct driver_result {
+  bool ok = false;
+  std::vector<double> rtts;
+};
+
 struct driver_state {
   job j;
   std::uint64_t sent = 0, acked = 0;
-  clock_type::time_point start;
-  std::vector<double> rtts;
-  std::promise<outcome>* done = nullptr;
+  driver_result result;
+  std::promise<driver_result>* done = nullptr;
 };
 
 template <class Send>
@@ -30,10 +34,11 @@ void send_next(caf::stateful_actor<driver_state>* self, Send send) {
           [self, sent_at, send](std::uint64_t) {
             auto& st = self->state;
             if (st.j.pattern == "rtt")
-              st.rtts.push_back(
+              st.result.rtts.push_back(
                   std::chrono::duration<double, std::micro>(clock_type::now() - sent_at).count());
             if (++st.acked == st.j.count) {
-              st.done->set_value(finish(st.j, st.start, st.rtts));
+              st.result.ok = true;
+              st.done->set_value(std::move(st.result));
               self->quit();
             } else if (st.sent < st.j.count) {
               send_next(self, send);
@@ -41,31 +46,56 @@ void send_next(caf::stateful_actor<driver_state>* self, Send send) {
           },
           [self](caf::error& e) {
             std::fprintf(stderr, "client: %s\n", self->system().render(e).c_str());
-            self->state.done->set_value(outcome{});
+            self->state.done->set_value(driver_result{});
             self->quit();
           });
 }
 
 template <class Send>
 caf::behavior window_driver(caf::stateful_actor<driver_state>* self, job j,
-                            std::promise<outcome>* done, Send send) {
+                            std::promise<driver_result>* done, Send send) {
   auto& st = self->state;
   st.j = j;
   st.done = done;
-  st.rtts.reserve(j.pattern == "rtt" ? j.count : 0);
-  st.start = clock_type::now();
+  st.result.rtts.reserve(j.pattern == "rtt" ? j.count : 0);
   for (std::uint64_t i = 0; i < j.window && i < j.count; ++i)
     send_next(self, send);
   return {[](std::uint64_t) {}};
 }
 
-// Spawns the driver and waits for its outcome.
+// Waits for "go", runs one driver per target at once and waits for all of
+// them: the outcome counts every delivery, or is empty if one failed.
 template <class Send>
-outcome drive_window(caf::actor_system& sys, const job& j, Send send) {
-  std::promise<outcome> done;
-  auto result = done.get_future();
-  sys.spawn(window_driver<Send>, j, &done, send);
-  return result.get();
+outcome drive_window(caf::actor_system& sys, const job& j, const std::vector<Send>& sends) {
+  if (!connected_await_go())
+    return {};
+  auto cpu = cpu_seconds();
+  auto start = clock_type::now();
+  std::vector<std::promise<driver_result>> done(sends.size());
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    sys.spawn(window_driver<Send>, j, &done[i], sends[i]);
+  std::vector<double> rtts;
+  bool ok = true;
+  for (auto& d : done) {
+    auto r = d.get_future().get();
+    ok = ok && r.ok;
+    rtts.insert(rtts.end(), r.rtts.begin(), r.rtts.end());
+  }
+  if (!ok)
+    return {};
+  auto o = finish(j, j.count * sends.size(), start, std::move(rtts));
+  o.cpu_s = cpu_seconds() - cpu;
+  return o;
+}
+
+// drive_window with one `make(target)` per target.
+template <class Make>
+outcome drive_targets(caf::actor_system& sys, const job& j, const std::vector<caf::actor>& targets,
+                      Make make) {
+  std::vector<decltype(make(caf::actor{}))> sends;
+  for (const auto& t : targets)
+    sends.push_back(make(t));
+  return drive_window(sys, j, sends);
 }
 
 }  // namespace bench
