@@ -23,6 +23,14 @@ function(riomesh_set_warnings target)
   endif()
 endfunction()
 
+if(RIOMESH_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "RIOMESH_FUZZ needs clang (libFuzzer): configure with CXX=clang++")
+  endif()
+  # Coverage for libFuzzer in every library the targets reach.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
+
 if(RIOMESH_SANITIZE)
   add_compile_options(-fsanitize=${RIOMESH_SANITIZE} -fno-omit-frame-pointer
                       -fno-sanitize-recover=all)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds with warnings as errors,
-# runs the unit tests under AddressSanitizer + UBSan, then the whole suite.
+# runs the unit tests under AddressSanitizer + UBSan, fuzzes each libFuzzer
+# target for 20 s, then the whole suite.
 # ctest's summary of the whole suite is the last thing printed.
 #
 # Usage: tools/test.sh [ctest args...]   e.g. tools/test.sh -L unit
@@ -14,6 +15,9 @@ echo "== sanitizer build (address, undefined): unit and integration tests"
 # (not the package test: it builds a separate, unsanitized project)
 (cd "$root/build-asan" && ctest -L 'unit|integration' -LE package --output-on-failure \
    --timeout 300 -j "$(nproc)")
+
+echo "== fuzzing: 20 s per target from its seed corpus (tools/fuzz.sh)"
+"$root/tools/fuzz.sh" -t 20
 
 echo "== release build: all tests"
 "$root/tools/build.sh" "$root/build" -DRIOMESH_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
