@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -169,6 +170,24 @@ TEST_CASE("unmap: iowrites already on the way are dropped, not placed, until ack
   pump(a, b);
   CHECK_FALSE(b.closed());
   CHECK(a.iowrite(src.data(), 1, 0, 2).st == status::no_mapping);
+}
+
+TEST_CASE("unmap mid-payload: the rest of an iowrite being placed is dropped, not written") {
+  // Found by the tcp_frames fuzzer: the header had been read, half the
+  // payload placed, when the application took its memory back.
+  tcp_params p;
+  tcp_protocol rx(p, "10.0.0.9:4242");
+  std::vector<unsigned char> region(4096, 0);
+  rx.map(region.data(), region.size(), 0x1000);
+  feed(rx, hello() + bytes_of(make(frame_kind::iowrite, 16, 0x1000)) +
+               std::vector<unsigned char>(8, 0xab));
+  CHECK(region[7] == 0xab);  // the first half, placed while the map stood
+  CHECK(rx.unmap(0x1000) == status::ok);
+  std::fill(region.begin(), region.end(), 0);  // the application's again
+  feed(rx, std::vector<unsigned char>(8, 0xcd));
+  CHECK(std::count(region.begin(), region.end(), 0) == 4096);
+  CHECK(rx.bytes_discarded() == 8);
+  CHECK_FALSE(rx.closed());
 }
 
 TEST_CASE("shutdown each way, then a clean close") {

@@ -102,7 +102,10 @@ status tcp_protocol::unmap(std::uint64_t offset) {
   if (it == local_maps_.end())
     return status::invalid;
   // Until the peer acknowledges, its iowrites already on the way are read
-  // and dropped; the memory itself is the caller's again at once.
+  // and dropped; the memory itself is the caller's again at once, even
+  // for the rest of a payload that was being placed into it.
+  if (rstate_ == rstate::place && place_at_ >= it->base && place_at_ < it->base + it->length)
+    rstate_ = rstate::discard;
   withdrawn_.push_back({it->offset, it->length, nullptr});
   local_maps_.erase(it);
   if (!closed()) {
