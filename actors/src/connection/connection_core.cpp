@@ -238,9 +238,8 @@ bool connection_core::read_inbound() {
       // The peer shut its side down (it is stopping) and all it sent is
       // read: the session is over. Left open, the socket's end of stream
       // would wake the progress loop again and again.
-      if (ch_.recv(nullptr, 0).st == channels::status::eof && reason_.empty()) {
-        reason_ = "peer " + ch_.peer() + ": it stopped (shut the connection down)";
-        ch_.shutdown(channels::shutdown_how::both);
+      if (ch_.recv(nullptr, 0).st == channels::status::eof) {
+        fail("it stopped (shut the connection down)");
         return true;
       }
       return moved;
