@@ -1,7 +1,9 @@
 // A riomesh node in its own process, for the multi-process runtime tests:
 //   runtime_peer NAME ROLE [PORT [PEER_NAME PEER_PORT]]
 // ROLE serve: publishes "sink", "calc" and "hole" (cluster.hpp); ROLE slow: its
-// "sink" takes 2 ms per message, a receiver that falls behind. It prints
+// "sink" takes 2 ms per message, a receiver that falls behind; ROLE stream:
+// serves too, and streams blobs to PEER_NAME's "sink" (small and large in
+// turn, each filled from its sequence number) until it ends. It prints
 // "ready PORT" once listening and runs until stdin closes (or it is
 // killed), then stops cleanly. RIOMESH_CHANNEL=rdma as for the tests.
 #include "cluster.hpp"
@@ -11,13 +13,34 @@
 #include <caf/send.hpp>
 
 #include <iostream>
+#include <stdexcept>
+#include <thread>
 
 using namespace riomesh;
 using namespace riomesh::test;
 
+namespace {
+
+// One blob every 2 ms, 1 KiB (inline) and 192 KiB (placed in the arena) in
+// turn; a send refused as congested is skipped, so the sink may see gaps
+// but never a repeat, a reordering or a corrupted payload.
+caf::behavior stream_to(caf::event_based_actor* self, caf::actor sink, runtime* rt) {
+  self->set_default_handler(caf::drop);
+  auto seq = std::make_shared<std::uint64_t>(0);
+  self->send(self, caf::tick_atom::value);
+  return {[=](caf::tick_atom) {
+    auto data = rt->allocate(*seq % 2 ? 192 << 10 : 1 << 10);
+    fill(data, *seq);
+    self->send(sink, blob{(*seq)++, data});
+    self->delayed_send(self, std::chrono::milliseconds(2), caf::tick_atom::value);
+  }};
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: runtime_peer NAME serve|slow [PORT [PEER_NAME PEER_PORT]]\n";
+    std::cerr << "usage: runtime_peer NAME serve|slow|stream [PORT [PEER_NAME PEER_PORT]]\n";
     return 2;
   }
   std::string name = argv[1], role = argv[2];
@@ -36,11 +59,21 @@ int main(int argc, char** argv) {
     rt->publish(spawn_calc(rt->system()), "calc");
     auto hole = spawn_black_hole(rt->system());
     rt->publish(hole, "hole");
+    caf::actor streamer;
+    if (role == "stream") {
+      auto to = rt->remote_actor(peers.at(0).first, "sink", std::chrono::seconds(30));
+      if (!to)
+        throw std::runtime_error("no sink at " + peers.at(0).first + ": " +
+                                 rt->system().render(to.error()));
+      streamer = rt->system().spawn(stream_to, *to, rt.get());
+    }
     std::cout << "ready " << rt->port() << std::endl;
     std::string line;
     while (std::getline(std::cin, line)) {
     }
     caf::anon_send_exit(hole, caf::exit_reason::kill);
+    if (streamer)
+      caf::anon_send_exit(streamer, caf::exit_reason::kill);
     rt->stop();
   } catch (const std::exception& e) {
     std::cerr << "runtime_peer " << name << ": " << e.what() << "\n";

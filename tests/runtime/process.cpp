@@ -14,7 +14,12 @@ extern char** environ;
 
 namespace riomesh::test {
 
-peer_process::peer_process(const std::vector<std::string>& args) {
+peer_process::peer_process(const std::vector<std::string>& args, const std::string& log_path)
+    : peer_process(RIOMESH_BINARY_DIR "/tests/runtime/runtime_peer", args, log_path) {}
+
+peer_process::peer_process(const std::string& program, const std::vector<std::string>& args,
+                           const std::string& log_path)
+    : log_path_(log_path) {
   int to_child[2], from_child[2];
   if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
     return;
@@ -22,7 +27,9 @@ peer_process::peer_process(const std::vector<std::string>& args) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
   posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
-  std::string exe = RIOMESH_BINARY_DIR "/tests/runtime/runtime_peer";
+  if (!log_path.empty())
+    posix_spawn_file_actions_addopen(&fa, 2, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::string exe = program;
   std::vector<char*> argv{exe.data()};
   std::vector<std::string> copy = args;
   for (auto& a : copy)
@@ -35,20 +42,7 @@ peer_process::peer_process(const std::vector<std::string>& args) {
   ::close(from_child[1]);
   in_ = to_child[1];
   out_ = from_child[0];
-  // "ready PORT\n"
-  std::string line;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (pid_ > 0 && line.find('\n') == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    pollfd p{out_, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0)
-      continue;
-    char c;
-    if (::read(out_, &c, 1) != 1)
-      break;
-    line += c;
-  }
-  std::istringstream is(line);
+  std::istringstream is(pid_ > 0 ? read_line(std::chrono::seconds(60)) : "");
   std::string word;
   unsigned port = 0;
   if (is >> word >> port && word == "ready")
@@ -62,6 +56,25 @@ peer_process::~peer_process() {
     ::close(in_);
   if (out_ >= 0)
     ::close(out_);
+}
+
+std::string peer_process::read_line(std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  do {
+    pollfd p{out_, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0)
+      continue;
+    char c;
+    if (::read(out_, &c, 1) != 1)
+      break;  // its end
+    if (c == '\n') {
+      std::string line;
+      line.swap(partial_);
+      return line;
+    }
+    partial_ += c;
+  } while (std::chrono::steady_clock::now() < deadline);
+  return {};
 }
 
 void peer_process::kill9() {
@@ -95,6 +108,26 @@ std::uint64_t peer_process::rss() const {
     std::getline(in, key);
   }
   return 0;
+}
+
+std::string peer_process::log() const {
+  if (log_path_.empty())
+    return {};
+  std::ifstream in(log_path_);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+bool peer_process::wait_log(const std::string& text, std::chrono::milliseconds limit) const {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    if (log().find(text) != std::string::npos)
+      return true;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+    ::usleep(20000);
+  }
 }
 
 }  // namespace riomesh::test

@@ -41,6 +41,7 @@ struct connection_state {
   // When a delayed pump for the release batch is due, if one is set: one
   // timer at a time, not one per pump.
   std::optional<connection_core::clock::time_point> wake_at;
+  connection_core::clock::time_point setup_deadline;
 
   ~connection_state() {
     if (watching)
@@ -161,6 +162,7 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
   st.loop = loop;
   st.params = p;
   st.owner = std::move(owner);
+  st.setup_deadline = connection_core::clock::now() + p.setup_limit;
   session_terms terms{p.arena_size, p.max_body, p.max_buffers};
   st.setup = std::make_unique<session_setup>(
       *st.ch, handshake(p.node_name, p.secret, random_nonce()), terms, p.allow_unauthenticated);
@@ -191,8 +193,13 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         auto& st = self->state;
         if (st.closed)
           return;
-        st.ch->tick(connection_core::clock::now());
+        auto now = connection_core::clock::now();
+        st.ch->tick(now);
         pump(self);
+        if (!st.closed && !st.core && now >= st.setup_deadline)
+          return close(self, "peer " + st.ch->peer() + ": no session within " +
+                                 std::to_string(st.params.setup_limit.count()) +
+                                 " ms of connecting (the handshake did not finish)");
         if (!st.closed && st.ch->closed())
           close(self, "peer " + st.ch->peer() + ": " + st.ch->reason());
         if (!st.closed)

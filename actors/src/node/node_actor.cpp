@@ -42,7 +42,9 @@ struct node_state {
   std::map<std::string, config::endpoint> configured;
   std::map<std::string, std::string> pending_loss;  // peer -> reason, within loss_grace
   bool timer_set = false;
-  bool stopping = false;  // draining: no dials, no new connections
+  bool stopping = false;      // draining: no dials, no new connections
+  std::size_t in_setup = 0;   // accepted links not up yet
+  std::uint64_t refused = 0;  // accepted and closed at once: too many in setup
 
   ~node_state() {
     if (listener)
@@ -67,6 +69,32 @@ void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::stri
   auto conn = spawn_connection(self->system(), std::move(ch), *st.loop, connection_for(st.params),
                                caf::actor_cast<caf::actor>(self));
   st.links[conn.address()] = node_state::link{conn, expected, dialed, false};
+  if (!dialed)
+    ++st.in_setup;
+}
+
+// An accepted link leaves setup: up, or gone.
+void setup_ended(self_ptr self, const node_state::link& l) {
+  auto& st = self->state;
+  if (!l.dialed && !l.up && st.in_setup > 0)
+    --st.in_setup;
+  if (st.refused > 0 && st.in_setup < st.params.max_in_setup / 2) {
+    logging::warn(st.params.connection.node_name,
+                  "accepting connections again; refused " + std::to_string(st.refused));
+    st.refused = 0;
+  }
+}
+
+void take_accepted(self_ptr self, std::shared_ptr<channels::channel> ch) {
+  auto& st = self->state;
+  if (st.in_setup < st.params.max_in_setup)
+    return adopt(self, std::move(ch), "", false);
+  // Said once per flood, not once per connection.
+  if (st.refused++ == 0)
+    logging::warn(st.params.connection.node_name,
+                  "refusing connections: " + std::to_string(st.in_setup) +
+                      " accepted ones are still setting up their session (the first refused: " +
+                      ch->peer() + ")");
 }
 
 void schedule_redial(self_ptr self) {
@@ -131,6 +159,7 @@ void drop_link(self_ptr self, const caf::actor_addr& conn) {
       self->send(st.owner, route_atom::value, it->second.peer, caf::actor{});
     }
   }
+  setup_ended(self, it->second);
   self->send_exit(it->second.conn, caf::exit_reason::user_shutdown);
   st.links.erase(it);
 }
@@ -164,6 +193,7 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated) {
     already = true;  // the owner saw it connected: nothing changed for it
   }
   l.peer = name;
+  setup_ended(self, l);
   l.up = true;
   st.by_peer[name] = l.conn;
   // From here the owner and the connection talk directly; both hear it
@@ -291,7 +321,7 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
           if (!ch)
             break;
           if (!st.stopping)
-            adopt(self, std::move(ch), "", false);
+            take_accepted(self, std::move(ch));
         }
         st.loop->rearm(st.listener->fd());
       },

@@ -11,6 +11,7 @@
 // through the owner. It takes (outbound_atom, outbound_message) requests, answered with the
 // queue depth or a riomesh error (errc::congested, too_large, node_lost):
 // never a silent drop. Messages sent before setup finishes wait, within max_pending.
+// A session not set up within params.setup_limit is closed, with that reason.
 // (stats_atom) answers with the connection_core::counters. (stop_atom)
 // drains: no new sends, the queue goes out, the channel shuts down
 // cleanly; answered with true once closed (the owner bounds the wait). It runs the
@@ -44,6 +45,9 @@ struct connection_params {
   // How often the channel's timers run (keepalive, peer timeout): a few
   // times per keepalive interval.
   std::chrono::milliseconds tick{250};
+  // A peer that has not finished the session setup by then is no node (or
+  // is a client holding the connection open): it is closed.
+  std::chrono::milliseconds setup_limit{10000};
 };
 
 // `loop` must outlive the actor (and so the actor system: destroy the

@@ -47,6 +47,11 @@ struct node_params {
   std::chrono::milliseconds loss_grace{250};
   // How long stopping waits for each connection to send what it has queued.
   std::chrono::milliseconds drain_limit{2000};
+  // Accepted connections still setting up their session, at most: beyond
+  // it new ones are closed at once, so that a flood of clients that never
+  // authenticate cannot take every descriptor and actor (each is closed
+  // within connection.setup_limit anyway). Dialed connections do not count.
+  std::size_t max_in_setup = 64;
 };
 
 // Throws std::runtime_error naming the address if it cannot listen.

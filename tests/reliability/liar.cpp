@@ -1,0 +1,125 @@
+#include "liar.hpp"
+
+#include <riomesh/actors/connection/session_setup.hpp>
+#include <riomesh/actors/envelope/envelope.hpp>
+#include <riomesh/channels/listener.hpp>
+#include <riomesh/channels/wire/byte_order.hpp>
+
+#include <poll.h>
+
+#include <stdexcept>
+
+namespace riomesh::test {
+
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+liar::liar(const std::string& name, const config::endpoint& to, const config::settings& like) {
+  std::string error;
+  ch_ = channels::connect(to, channels::channel_options::from(like), error);
+  if (!ch_)
+    throw std::runtime_error(name + ": connect: " + error);
+  // Terms a node would offer; the victim maps its arena for us on seeing them.
+  actors::session_setup setup(*ch_,
+                              actors::handshake(name, like.cluster.secret, actors::random_nonce()),
+                              {1 << 20, 1 << 20, 256}, false);
+  auto deadline = clock_type::now() + 10s;
+  while (!setup.established()) {
+    if (setup.failed())
+      throw std::runtime_error(name + ": session setup: " + setup.reason());
+    if (clock_type::now() > deadline)
+      throw std::runtime_error(name + ": session setup took over 10 s");
+    if (!setup.pump())
+      run_once(10);
+  }
+}
+
+liar::~liar() = default;
+
+void liar::run_once(int ms) {
+  ch_->progress();
+  pollfd p{ch_->wait_fd(), static_cast<short>(POLLIN | (ch_->wants_write() ? POLLOUT : 0)), 0};
+  ch_->arm();
+  ::poll(&p, 1, ms);
+  ch_->progress();
+}
+
+void liar::say(const std::vector<unsigned char>& bytes) {
+  std::size_t done = 0;
+  auto deadline = clock_type::now() + 10s;
+  while (done < bytes.size()) {
+    auto r = ch_->send(bytes.data() + done, bytes.size() - done);
+    done += r.bytes;
+    if (ch_->closed())
+      throw std::runtime_error("the victim closed before the lie was out: " + ch_->reason());
+    if (clock_type::now() > deadline)
+      throw std::runtime_error("the lie did not go out within 10 s");
+    if (r.bytes == 0)
+      run_once(10);
+  }
+  for (int i = 0; i < 5; ++i)  // let the fabric take it before we wait
+    run_once(1);
+}
+
+bool liar::wait_closed(std::chrono::milliseconds limit) {
+  auto deadline = clock_type::now() + limit;
+  while (!ch_->closed()) {
+    if (clock_type::now() > deadline)
+      return false;
+    for (auto [p, n] = ch_->peek(); n > 0; std::tie(p, n) = ch_->peek())
+      ch_->consume(n);  // whatever the victim still says
+    ch_->tick(clock_type::now());
+    run_once(20);
+  }
+  return true;
+}
+
+namespace {
+
+std::vector<unsigned char> encoded(const actors::envelope& e) {
+  std::vector<unsigned char> out;
+  actors::encode(e, out);
+  return out;
+}
+
+// A valid header for `e`, then `patch` applied to its bytes.
+template <class Patch>
+std::vector<unsigned char> patched(const actors::envelope& e, Patch patch) {
+  auto out = encoded(e);
+  patch(out.data());
+  return out;
+}
+
+}  // namespace
+
+std::vector<envelope_lie> envelope_lies(std::uint64_t victim_arena) {
+  using actors::envelope;
+  using actors::envelope_kind;
+  std::vector<envelope_lie> lies;
+  envelope outside{envelope_kind::message, 1, 1, 0, {{victim_arena - 100, 4096}}, {0}};
+  lies.push_back(
+      {"a buffer descriptor reaching past the arena", "outside the arena", encoded(outside)});
+  envelope far{envelope_kind::message, 1, 1, 0, {{1ull << 62, 4096}}, {0}};
+  lies.push_back({"a buffer descriptor far beyond the arena", "outside the arena", encoded(far)});
+  envelope release{envelope_kind::release, 0, 0, 0, {{0, 65536}}, {}};
+  lies.push_back(
+      {"a release of arena space never given", "release of arena space", encoded(release)});
+  envelope plain{envelope_kind::message, 1, 1, 0, {}, {0}};
+  lies.push_back(
+      {"a declared count of 65535 buffers", "65535 buffers", patched(plain, [](unsigned char* h) {
+         wire::store<std::uint16_t>(h + 6, 0xffff, wire::byte_order::little);
+       })});
+  lies.push_back(
+      {"a declared body of 4 GiB", "4294967295 bytes", patched(plain, [](unsigned char* h) {
+         wire::store<std::uint32_t>(h + 32, 0xffffffffu, wire::byte_order::little);
+       })});
+  std::vector<unsigned char> huge_total(12, 0);
+  wire::store<std::uint64_t>(huge_total.data() + 4, 1ull << 60, wire::byte_order::little);
+  envelope piece{envelope_kind::piece, 1, 1, 0, {{0, 4096}}, huge_total};
+  lies.push_back(
+      {"a streamed buffer declaring 2^60 bytes", "a streamed buffer of", encoded(piece)});
+  lies.push_back({"bytes that are no envelope", "bad magic", std::vector<unsigned char>(64, 0x5a)});
+  return lies;
+}
+
+}  // namespace riomesh::test

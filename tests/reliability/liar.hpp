@@ -1,0 +1,46 @@
+// A hostile riomesh peer: it connects and authenticates as a node would,
+// then says what no node ever would, to see the victim cut it off alone.
+// Envelope lies go through the channel's stream on either fabric; verbs
+// lies (verbs_liar.hpp) bypass our own engine and post to the queue pair.
+#pragma once
+
+#include <riomesh/channels/channel.hpp>
+#include <riomesh/config/settings.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace riomesh::test {
+
+class liar {
+ public:
+  // Connects to `to` with `like`'s fabric and secret, and finishes the
+  // session setup; throws std::runtime_error saying which step failed.
+  liar(const std::string& name, const config::endpoint& to, const config::settings& like);
+  ~liar();
+  liar(const liar&) = delete;
+  liar& operator=(const liar&) = delete;
+
+  channels::channel& channel() { return *ch_; }
+  // Writes all of `bytes` into the stream (within 10 s, or throws).
+  void say(const std::vector<unsigned char>& bytes);
+  // Runs the channel until the victim has closed it; false after `limit`.
+  bool wait_closed(std::chrono::milliseconds limit);
+  // One round of the channel's progress, waiting up to `ms` for its fd.
+  void run_once(int ms);
+
+ private:
+  std::unique_ptr<channels::channel> ch_;
+};
+
+// Envelope bytes no riomesh node sends (envelope.hpp's layout), each with
+// the words the victim's reason must contain.
+struct envelope_lie {
+  std::string what, expected_reason;
+  std::vector<unsigned char> bytes;
+};
+std::vector<envelope_lie> envelope_lies(std::uint64_t victim_arena);
+
+}  // namespace riomesh::test
