@@ -25,8 +25,8 @@
 #include <arpa/inet.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cerrno>
+#include <cstdio>
 #include <mutex>
 #include <random>
 #include <thread>

@@ -1,11 +1,11 @@
 // Senders for the load test, several nodes in one process:
 //   load_sender SINK_PORT FIRST COUNT MESSAGES SEED
 // Runs nodes load-FIRST .. load-(FIRST+COUNT-1), each dialing node-a at
-// SINK_PORT and sending MESSAGES blobs of mixed sizes to its "sink" as fast
-// as its connection takes them. Each blob's seq is (node index << 40) | n,
-// its payload filled from that seq. Prints "ready PORT" (its first node's) once every node has
-// found the sink, then per node, when the sink has answered a request sent
-// after its last blob (so all of them are in):
+// SINK_PORT and sending MESSAGES blobs of mixed sizes to its "sink", in
+// batches closed by a request the sink answers. Each blob's seq is
+// (node index << 40) | n, its payload filled from that seq. Prints
+// "ready PORT" (its first node's) once every node has found the sink, then
+// per node, once the sink has answered after its last blob (so all are in):
 //   done INDEX sent N undelivered U stalls S
 // and waits for stdin to close.
 #include <cluster.hpp>
@@ -14,6 +14,7 @@
 #include <caf/send.hpp>
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <random>
@@ -47,38 +48,47 @@ caf::behavior send_load(caf::event_based_actor* self, caf::actor sink, runtime* 
   };
   auto st = std::make_shared<state>();
   st->rng.seed(plan.seed);
-  // Bursts of up to 256, then a wait until the connection's queue is below
-  // half (at once if nothing was refused): the queue fills, the arena's
-  // credits run out, and still little is refused.
-  auto burst = [=] {
-    for (int i = 0; i < 256 && st->sent < plan.messages; ++i) {
-      auto seq = (plan.index << 40) | st->sent++;
-      auto data = rt->allocate(pick_size(st->rng));
-      fill(data, seq);
-      self->send(sink, blob{seq, data});
+  // Batches of 128, each closed by a request the sink answers after every
+  // blob before it; at most two batches unanswered. The connection's queue
+  // (1024) is never full, so nothing should be refused; the receiver's small
+  // arena still runs out, and blobs wait in the queue for its credit.
+  auto outstanding = std::make_shared<int>(0);
+  std::shared_ptr<std::function<void()>> batch = std::make_shared<std::function<void()>>();
+  *batch = [=] {
+    while (*outstanding < 2 && st->sent < plan.messages) {
+      for (int i = 0; i < 128 && st->sent < plan.messages; ++i) {
+        auto seq = (plan.index << 40) | st->sent++;
+        auto data = rt->allocate(pick_size(st->rng));
+        fill(data, seq);
+        self->send(sink, blob{seq, data});
+      }
+      ++*outstanding;
+      auto probe = rt->allocate(8);
+      self->request(sink, std::chrono::minutes(10), sum_atom::value, probe)
+          .then(
+              [=](std::uint64_t) {
+                --*outstanding;
+                if (st->sent < plan.messages)
+                  return (*batch)();
+                if (*outstanding > 0)
+                  return;
+                done->set_value("done " + std::to_string(plan.index) + " sent " +
+                                std::to_string(st->sent) + " undelivered " +
+                                std::to_string(st->undelivered));
+                *batch = nullptr;  // it holds itself
+                self->quit();
+              },
+              [=](caf::error& e) {
+                done->set_value("failed " + std::to_string(plan.index) + ": " +
+                                self->system().render(e));
+                *batch = nullptr;
+                self->quit();
+              });
     }
-    if (st->sent < plan.messages)
-      return rt->notify_writable(plan.sink_node, caf::actor_cast<caf::actor>(self));
-    // Answered after every blob before it: then all are in.
-    auto probe = rt->allocate(8);
-    self->request(sink, std::chrono::minutes(10), sum_atom::value, probe)
-        .then(
-            [=](std::uint64_t) {
-              done->set_value("done " + std::to_string(plan.index) + " sent " +
-                              std::to_string(st->sent) + " undelivered " +
-                              std::to_string(st->undelivered));
-              self->quit();
-            },
-            [=](caf::error& e) {
-              done->set_value("failed " + std::to_string(plan.index) + ": " +
-                              self->system().render(e));
-              self->quit();
-            });
   };
   self->send(self, caf::tick_atom::value);
   return {
-      [=](caf::tick_atom) { burst(); },
-      [=](writable_atom, const std::string&) { burst(); },
+      [=](caf::tick_atom) { (*batch)(); },
       [=](undelivered_atom, const std::string&, const caf::error&) { ++st->undelivered; },
   };
 }
