@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace riomesh::test {
 
@@ -19,19 +21,25 @@ std::size_t open_descriptors() {
 }
 
 long memory_registrations() {
-  auto command = "rdma resource show mr pid " + std::to_string(::getpid()) + " 2>/dev/null";
-  FILE* p = ::popen(command.c_str(), "r");
+  // Device-wide, from the kernel's resource tracking: `rdma resource show`
+  // prints "mr N" per device. Not per process: the kernel files a resource
+  // under the thread that created it, and threads come and go.
+  FILE* p = ::popen("rdma resource show 2>/dev/null", "r");
   if (!p)
     return -1;
-  long lines = 0;
-  char buf[512];
+  long total = 0;
   bool any = false;
+  char buf[512];
   while (std::fgets(buf, sizeof buf, p)) {
+    std::string line = buf;
+    auto at = line.find(" mr ");
+    if (at == std::string::npos)
+      continue;
     any = true;
-    lines += std::string(buf).find("mrn ") != std::string::npos;
+    total += std::strtol(line.c_str() + at + 4, nullptr, 10);
   }
-  int st = ::pclose(p);
-  return st == 0 || any ? lines : -1;
+  ::pclose(p);
+  return any ? total : -1;
 }
 
 std::string resources_text() {
