@@ -17,8 +17,9 @@ namespace {
 
 void run(const std::string& command) {
   if (std::system((command + " 2>&1").c_str()) != 0)
-    throw std::runtime_error("'" + command +
-                             "' failed (network namespaces need root and iproute2)");
+    throw std::runtime_error(
+        "'" + command +
+        "' failed (network namespaces need root and iproute2; netem needs sch_netem)");
 }
 
 std::string write_secret(const std::string& dir) {
@@ -62,6 +63,19 @@ netns_fabric::~netns_fabric() {
   for (std::size_t i = 0; i < nodes_; ++i)
     std::system(("ip netns del " + name_of(i) + " 2>/dev/null").c_str());
   std::system(("ip netns del " + prefix_ + "-hub 2>/dev/null").c_str());
+}
+
+void netns_fabric::impair(const std::string& netem_spec) {
+  for (std::size_t i = 0; i < nodes_; ++i) {
+    auto at = prefix_ + "-" + std::to_string(i);
+    run("tc -n " + name_of(i) + " qdisc add dev " + at + "a root netem " + netem_spec);
+    run("tc -n " + prefix_ + "-hub qdisc add dev " + at + "b root netem " + netem_spec);
+  }
+}
+
+void netns_fabric::cut(std::size_t node, bool off) {
+  run("ip -n " + prefix_ + "-hub link set " + prefix_ + "-" + std::to_string(node) + "b " +
+      (off ? "down" : "up"));
 }
 
 std::string netns_fabric::name_of(std::size_t node) const {

@@ -34,6 +34,13 @@ class netns_fabric {
   netns_fabric& operator=(const netns_fabric&) = delete;
   std::string name_of(std::size_t node) const;
   std::string address_of(std::size_t node) const;
+  // tc netem SPEC (e.g. "delay 5ms 2ms loss 1%") on both ends of every
+  // node's veth, so that both directions suffer it. The kernel needs
+  // sch_netem. Throws std::runtime_error with the command that failed.
+  void impair(const std::string& netem_spec);
+  // Cuts `node` off from every other node (its port on the bridge goes
+  // down; its own sockets see nothing), or joins it again.
+  void cut(std::size_t node, bool off);
 
  private:
   std::string prefix_;

@@ -29,6 +29,10 @@ const char* const usage =
     "  --host ADDR             run every node on ADDR (e.g. one an RDMA device has); off\n"
     "                          loopback, a cluster secret is made for the run\n"
     "  --netns                 one network namespace per node, joined by veth (root)\n"
+    "  --netem SPEC            with --netns: tc netem SPEC on every link, both ways\n"
+    "                          (e.g. \"delay 5ms 2ms loss 1%\"; the kernel needs sch_netem)\n"
+    "  --partition NODE@SECONDS+DURATION  with --netns: cut NODE off from all others\n"
+    "                          that long after sending starts, for DURATION seconds\n"
     "  --set ACTOR.KEY=VALUE[,ACTOR.KEY=VALUE...]  actor parameters, to the node holding ACTOR\n"
     "  --kill NODE@SECONDS     kill -9 NODE that long after sending starts; start it again\n"
     "  --restart-after SECONDS how long a killed node stays down (default 1)\n"
@@ -38,8 +42,8 @@ const char* const usage =
 
 struct options {
   cluster_options cluster;
-  std::string node_program, sets, kill_node, expect;
-  double kill_at = 0, restart_after = 1, timeout = 300;
+  std::string node_program, sets, kill_node, expect, netem, cut_node;
+  double kill_at = 0, restart_after = 1, timeout = 300, cut_at = 0, cut_for = 0;
   bool quiet = false;
 };
 
@@ -81,6 +85,16 @@ options parse(int argc, char** argv) {
         throw std::invalid_argument("--kill wants NODE@SECONDS, found '" + v + "'");
       o.kill_node = v.substr(0, at);
       o.kill_at = std::stod(v.substr(at + 1));
+    } else if (a == "--netem") {
+      o.netem = value();
+    } else if (a == "--partition") {
+      auto v = value();
+      auto at = v.find('@'), plus = v.find('+', at == std::string::npos ? 0 : at);
+      if (at == std::string::npos || plus == std::string::npos)
+        throw std::invalid_argument("--partition wants NODE@SECONDS+DURATION, found '" + v + "'");
+      o.cut_node = v.substr(0, at);
+      o.cut_at = std::stod(v.substr(at + 1, plus - at - 1));
+      o.cut_for = std::stod(v.substr(plus + 1));
     } else if (a == "--restart-after")
       o.restart_after = std::stod(value());
     else if (a == "--timeout")
@@ -96,6 +110,8 @@ options parse(int argc, char** argv) {
   }
   if (o.cluster.files.empty())
     throw std::invalid_argument("no node files given");
+  if ((!o.netem.empty() || !o.cut_node.empty()) && !o.cluster.netns)
+    throw std::invalid_argument("--netem and --partition act on the links of --netns");
   if (o.node_program.empty())
     o.node_program = beside_me("riomesh-node");
   return o;
@@ -187,6 +203,16 @@ int run(const options& o) {
   if (cluster.netns)
     fabric = std::make_unique<netns_fabric>(cluster.files.size());
   auto plans = prepare(cluster, fabric.get());
+  if (!o.netem.empty()) {
+    fabric->impair(o.netem);
+    std::cout << "pubsub-cluster: netem " << o.netem << " on every link, both ways\n";
+  }
+  std::size_t cut_index = plans.size();
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    if (plans[i].name == o.cut_node)
+      cut_index = i;
+  if (!o.cut_node.empty() && cut_index == plans.size())
+    throw std::invalid_argument("--partition: no node named '" + o.cut_node + "'");
   auto sets = sets_by_node(o.sets, plans);
   run_state r;
   for (const auto& p : plans) {
@@ -206,7 +232,8 @@ int run(const options& o) {
     n->start();
   auto start = clock_type::now();
   auto seconds = [&] { return std::chrono::duration<double>(clock_type::now() - start).count(); };
-  double sending_at = -1, killed_at = -1, last_progress = 0;
+  double sending_at = -1, killed_at = -1, last_progress = 0, cut_since = -1;
+  bool healed = false;
   node_process* victim = nullptr;
   for (auto& n : r.nodes)
     if (n->name() == o.kill_node)
@@ -226,6 +253,17 @@ int run(const options& o) {
       drain_output(r);
       r.board.restarted(victim->name());
       killed_at = seconds();
+    }
+    if (cut_index < plans.size() && sending_at >= 0 && cut_since < 0 &&
+        seconds() - sending_at >= o.cut_at) {
+      std::cout << "pubsub-cluster: cutting " << o.cut_node << " off for " << o.cut_for << " s\n";
+      fabric->cut(cut_index, true);
+      cut_since = seconds();
+    }
+    if (cut_since >= 0 && !healed && seconds() - cut_since >= o.cut_for) {
+      std::cout << "pubsub-cluster: joining " << o.cut_node << " again\n";
+      fabric->cut(cut_index, false);
+      healed = true;
     }
     if (victim && killed_at >= 0 && !victim->running() && victim->restarts == 0 &&
         seconds() - killed_at >= o.restart_after) {
