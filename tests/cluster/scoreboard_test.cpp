@@ -30,7 +30,7 @@ const std::string good_summary =
 
 }  // namespace
 
-TEST_CASE("report lines: role, actor, event and fields; anything else is not one") {
+TEST_CASE("report lines: role, actor, event and fields, anything else is not one") {
   auto e = parse_event("pubsub subscriber sub-1: gap publisher=pub-1 expected=4 got=6");
   REQUIRE(e);
   CHECK(e->role == "subscriber");

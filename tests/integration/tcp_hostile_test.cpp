@@ -114,7 +114,7 @@ std::string attack(node& n, const std::vector<unsigned char>& bytes, const std::
 
 }  // namespace
 
-TEST_CASE("hostile tcp peers are cut off one by one; the node and its good peer carry on") {
+TEST_CASE("hostile tcp peers are cut off one by one, the node and its good peer carry on") {
   node n;
   std::string error;
   auto good = tcp_channel::connect({"127.0.0.1", n.port}, {}, {}, error);

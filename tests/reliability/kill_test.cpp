@@ -64,7 +64,7 @@ bool all_closed(runtime& rt, std::chrono::milliseconds limit) {
 }  // namespace
 
 TEST_CASE(
-    "kill -9: 20 peers killed at random points mid-transfer; no hang, no corruption, no leak") {
+    "kill -9: 20 peers killed at random points mid-transfer, no hang, no corruption, no leak") {
   auto seed = std::random_device{}();
   MESSAGE("seed ", seed, " on ", fabric_under_test());
   std::mt19937 rng(seed);

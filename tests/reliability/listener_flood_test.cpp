@@ -91,7 +91,7 @@ std::uint64_t count_at(caf::scoped_actor& self, runtime& rt, const caf::actor& s
 
 }  // namespace
 
-TEST_CASE("flood: clients that never authenticate hammer the listener; the honest stream goes on") {
+TEST_CASE("flood: clients that never authenticate hammer the listener, the honest stream goes on") {
   if (fabric_under_test() != "tcp")
     return;
   auto settings = node_settings("node-a");

@@ -77,7 +77,7 @@ std::uint64_t rss_of_self() {
 
 }  // namespace
 
-TEST_CASE("load: 64 nodes x 10k mixed-size messages, arenas exhausted; exactly once, in order") {
+TEST_CASE("load: 64 nodes x 10k mixed-size messages, arenas exhausted, exactly once, in order") {
   std::uint64_t messages = 10000;
   if (const char* m = std::getenv("RIOMESH_LOAD_MESSAGES"))
     messages = std::stoull(m);

@@ -194,7 +194,7 @@ TEST_CASE("runtime: the same node hands the handle over, nothing serialized") {
   CHECK(a->stats().node.messages_out == 0);
 }
 
-TEST_CASE("runtime: three nodes; a request crosses two hops and comes back") {
+TEST_CASE("runtime: three nodes, a request crosses two hops and comes back") {
   auto c = start_node(node_settings("node-c"));
   auto b = start_node(node_settings("node-b", {{"node-c", c->port()}}));
   auto a = start_node(node_settings("node-a", {{"node-b", b->port()}, {"node-c", c->port()}}));

@@ -88,7 +88,7 @@ TEST_CASE("processes: three nodes in three processes, every pair connected") {
   CHECK(b.stop() == 0);
 }
 
-TEST_CASE("processes: kill -9 mid-stream; monitors fire, requests fail, the peer comes back") {
+TEST_CASE("processes: kill -9 mid-stream, monitors fire, requests fail, the peer comes back") {
   auto b = std::make_unique<peer_process>(std::vector<std::string>{"node-b", "serve"});
   REQUIRE(b->started());
   auto port = b->port();
@@ -131,7 +131,7 @@ TEST_CASE("processes: kill -9 mid-stream; monitors fire, requests fail, the peer
   CHECK(b->stop() == 0);
 }
 
-TEST_CASE("processes: a receiver that falls behind; the sender is told, memory stays bounded") {
+TEST_CASE("processes: a receiver that falls behind, the sender is told, memory stays bounded") {
   peer_process b({"node-b", "slow"});
   REQUIRE(b.started());
   auto settings = node_settings("node-a", {{"node-b", b.port()}});

@@ -30,7 +30,7 @@ struct counting_registrar : actors::registrar {
 
 }  // namespace
 
-TEST_CASE("buffer: copies share the bytes; the owner gets them back once, at the last drop") {
+TEST_CASE("buffer: copies share the bytes, the owner gets them back once, at the last drop") {
   std::vector<unsigned char> mine(100, 7);
   std::atomic<int> released{0};
   {
@@ -47,7 +47,7 @@ TEST_CASE("buffer: copies share the bytes; the owner gets them back once, at the
   CHECK(released == 1);
 }
 
-TEST_CASE("buffer: copy_of owns a private copy; the empty buffer is empty") {
+TEST_CASE("buffer: copy_of owns a private copy, the empty buffer is empty") {
   unsigned char src[3] = {1, 2, 3};
   auto b = buffer::copy_of(src, 3);
   CHECK(b.where() == buffer::origin::copy);

@@ -20,7 +20,7 @@ TEST_CASE("shutdown(write) sends SHUTDOWN and keeps reading") {
   CHECK_FALSE(t.eng.closed());
 }
 
-TEST_CASE("shutdown(both) sends DISCONNECT; its completion closes the engine") {
+TEST_CASE("shutdown(both) sends DISCONNECT, its completion closes the engine") {
   lone_engine t;
   t.take();
   t.eng.shutdown(shutdown_how::both);
@@ -37,7 +37,7 @@ TEST_CASE("shutdown(both) sends DISCONNECT; its completion closes the engine") {
   CHECK_FALSE(t.eng.failed());
 }
 
-TEST_CASE("shutdown(read) alone says nothing to the peer; then write sends DISCONNECT") {
+TEST_CASE("shutdown(read) alone says nothing to the peer, then write sends DISCONNECT") {
   lone_engine t;
   t.take();
   t.eng.shutdown(shutdown_how::read);

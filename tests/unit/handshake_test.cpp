@@ -94,7 +94,7 @@ TEST_CASE("handshake: a proof recorded from another connection does not replay")
   CHECK(a2.reason() == "wrong cluster secret (the peer's proof does not match)");
 }
 
-TEST_CASE("handshake: a stranger is refused; bytes after the end are left alone") {
+TEST_CASE("handshake: a stranger is refused, bytes after the end are left alone") {
   handshake a("a", "s", fixed(1));
   std::vector<unsigned char> junk(64, 'x');
   a.feed(junk.data(), junk.size());

@@ -31,7 +31,7 @@ TEST_CASE("redial: at once, then doubling delays up to the cap, spread around th
   CHECK(s.failures("broker") == 6);
 }
 
-TEST_CASE("redial: a connection that held resets the delay; a flapping one does not") {
+TEST_CASE("redial: a connection that held resets the delay, a flapping one does not") {
   redial_schedule::limits l;
   l.first = 100ms;
   l.stable = 5s;

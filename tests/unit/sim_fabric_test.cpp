@@ -58,7 +58,7 @@ TEST_CASE("writes land in order and complete in order") {
   CHECK(n.dst[16] == 0);
 }
 
-TEST_CASE("a bad key or an out-of-bounds write is a remote access error; the QP fails") {
+TEST_CASE("a bad key or an out-of-bounds write is a remote access error, the QP fails") {
   net n;
   auto bad = n.write(1, 0, 8);
   bad.rkey = 999;
