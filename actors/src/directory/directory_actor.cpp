@@ -38,9 +38,16 @@ void resolve(directory_ptr self, const std::string& peer, const std::string& nam
         make_error(errc::not_published, "no actor named '" + name + "' on node '" + peer + "'"));
   }
   bool up = st.connected.count(peer) > 0;
-  if (!up && !st.configured.count(peer))
-    return (void)rp.deliver(
-        make_error(errc::unknown_node, "node '" + peer + "' is neither configured nor connected"));
+  if (!up && !st.configured.count(peer)) {
+    // A node that dialed us and left is unknown again; why it left still
+    // helps whoever asks.
+    auto why = st.last_failure.find(peer);
+    return (void)rp.deliver(make_error(
+        errc::unknown_node,
+        "node '" + peer + "' is neither configured nor connected" +
+            (why == st.last_failure.end() ? std::string{}
+                                          : " (its last connection ended: " + why->second + ")")));
+  }
   auto id = st.resolves.add(peer, directory_state::resolve_wait{rp, name, up});
   if (up)
     send_resolve(self, peer, id, name);
