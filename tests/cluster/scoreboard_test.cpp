@@ -85,6 +85,9 @@ TEST_CASE("verdict: an expected event must have been reported, and a restart cle
   CHECK(b.problems("pub-1:broker_lost").empty());
   CHECK(b.problems("pub-1:broker_lost,sub-1:broker_back") ==
         std::vector<std::string>{"sub-1 never reported broker_back"});
+  // "!event": the run fails if it was reported.
+  CHECK(b.problems("sub-1:!broker_lost").empty());
+  CHECK(b.problems("pub-1:!broker_lost") == std::vector<std::string>{"pub-1 reported broker_lost"});
   b.restarted("sub-node-1");
   CHECK(!b.finished());
   CHECK(b.problems() == std::vector<std::string>{"sub-1: no result"});

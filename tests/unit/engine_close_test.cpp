@@ -195,3 +195,15 @@ TEST_CASE("a connection-manager disconnect while the peer still sends is a failu
   CHECK(t.eng.failed());
   CHECK(t.eng.reason() == "peer gone: RDMA_CM_EVENT_DISCONNECTED");
 }
+
+TEST_CASE("a connection-manager disconnect after only the peer's SHUTDOWN says it stopped") {
+  // A stopping node shuts its side down and disconnects without waiting for
+  // ours: a failure for what we still had to send, but the reason must say
+  // the peer stopped rather than that it vanished.
+  lone_engine t;
+  t.take();
+  t.imm(0xe0000002u);
+  t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
+  CHECK(t.eng.failed());
+  CHECK(t.eng.reason() == "it stopped (shut its side down, then RDMA_CM_EVENT_DISCONNECTED)");
+}

@@ -183,6 +183,11 @@ void engine::on_disconnected(const std::string& why) {
   // their way: the disconnect does not wait for them.
   if (!peer_sending_ && !write_open_ && end_posted_)
     close(phase::disconnected, "peer disconnected");
+  else if (!peer_sending_)
+    // It ended its stream in order and left before ours ended: it stopped,
+    // and that is what the user needs to read, though what we still had to
+    // send is cut off (hence a failure).
+    close(phase::failed, "it stopped (shut its side down, then " + why + ")");
   else
     close(phase::failed, "peer gone: " + why);
 }

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -20,6 +21,19 @@ void run(const std::string& command) {
     throw std::runtime_error(
         "'" + command +
         "' failed (network namespaces need root and iproute2; netem needs sch_netem)");
+}
+
+std::string output_of(const std::string& command) {
+  std::string out;
+  if (FILE* p = ::popen((command + " 2>&1").c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p))
+      out += buf;
+    ::pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+    out.pop_back();
+  return out;
 }
 
 std::string write_secret(const std::string& dir) {
@@ -65,12 +79,14 @@ netns_fabric::~netns_fabric() {
   std::system(("ip netns del " + prefix_ + "-hub 2>/dev/null").c_str());
 }
 
-void netns_fabric::impair(const std::string& netem_spec) {
+std::string netns_fabric::impair(const std::string& netem_spec) {
   for (std::size_t i = 0; i < nodes_; ++i) {
     auto at = prefix_ + "-" + std::to_string(i);
     run("tc -n " + name_of(i) + " qdisc add dev " + at + "a root netem " + netem_spec);
     run("tc -n " + prefix_ + "-hub qdisc add dev " + at + "b root netem " + netem_spec);
   }
+  // tc takes some specs in other words than given: show the kernel's.
+  return output_of("tc -n " + prefix_ + "-hub qdisc show dev " + prefix_ + "-0b");
 }
 
 void netns_fabric::cut(std::size_t node, bool off) {

@@ -35,11 +35,14 @@ class netns_fabric {
   std::string name_of(std::size_t node) const;
   std::string address_of(std::size_t node) const;
   // tc netem SPEC (e.g. "delay 5ms 2ms loss 1%") on both ends of every
-  // node's veth, so that both directions suffer it. The kernel needs
-  // sch_netem. Throws std::runtime_error with the command that failed.
-  void impair(const std::string& netem_spec);
-  // Cuts `node` off from every other node (its port on the bridge goes
-  // down; its own sockets see nothing), or joins it again.
+  // node's veth: a qdisc shapes only what leaves its device, so one end
+  // alone would spare one direction. The kernel needs sch_netem. Returns
+  // what the kernel reports for one of them; throws std::runtime_error
+  // with the command that failed.
+  std::string impair(const std::string& netem_spec);
+  // Cuts `node` off from every other node, or joins it again: its port on
+  // the bridge goes down, which drops everything both ways at once and
+  // leaves --netem's qdiscs as they were. Its sockets stay open.
   void cut(std::size_t node, bool off);
 
  private:

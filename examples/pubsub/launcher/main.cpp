@@ -2,6 +2,7 @@
 // shows progress, ends with a table and a verdict (exit 0: every subscriber
 // got every sample intact, and every node stopped cleanly on SIGTERM).
 #include "cluster.hpp"
+#include "faults.hpp"
 #include "node_process.hpp"
 #include "summary.hpp"
 
@@ -17,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -29,21 +31,25 @@ const char* const usage =
     "  --host ADDR             run every node on ADDR (e.g. one an RDMA device has); off\n"
     "                          loopback, a cluster secret is made for the run\n"
     "  --netns                 one network namespace per node, joined by veth (root)\n"
-    "  --netem SPEC            with --netns: tc netem SPEC on every link, both ways\n"
-    "                          (e.g. \"delay 5ms 2ms loss 1%\"; the kernel needs sch_netem)\n"
-    "  --partition NODE@SECONDS+DURATION  with --netns: cut NODE off from all others\n"
-    "                          that long after sending starts, for DURATION seconds\n"
+    "  --netem SPEC            with --netns: tc netem SPEC on both ends of every node's\n"
+    "                          veth, so both directions suffer it (e.g. \"delay 5ms 2ms\n"
+    "                          loss 1%\"; the kernel needs sch_netem, the VM's has it)\n"
+    "  --partition NODE@SECONDS+DURATION  with --netns: SECONDS after sending starts,\n"
+    "                          cut NODE off from all others for DURATION seconds (its\n"
+    "                          bridge port goes down); fails if the run ends first\n"
     "  --set ACTOR.KEY=VALUE[,ACTOR.KEY=VALUE...]  actor parameters, to the node holding ACTOR\n"
     "  --kill NODE@SECONDS     kill -9 NODE that long after sending starts; start it again\n"
     "  --restart-after SECONDS how long a killed node stays down (default 1)\n"
     "  --timeout SECONDS       fail if the run takes longer (default 300)\n"
-    "  --expect ACTOR:EVENT[,...]  fail unless ACTOR reported EVENT (e.g. sub-1:broker_lost)\n"
+    "  --expect ACTOR:EVENT[,...]  fail unless ACTOR reported EVENT (e.g. sub-1:broker_lost);\n"
+    "                          ACTOR:!EVENT fails if it did\n"
     "  --quiet                 no progress lines\n";
 
 struct options {
   cluster_options cluster;
-  std::string node_program, sets, kill_node, expect, netem, cut_node;
-  double kill_at = 0, restart_after = 1, timeout = 300, cut_at = 0, cut_for = 0;
+  std::string node_program, sets, kill_node, expect, netem;
+  double kill_at = 0, restart_after = 1, timeout = 300;
+  std::optional<partition_plan> cut;
   bool quiet = false;
 };
 
@@ -84,21 +90,15 @@ options parse(int argc, char** argv) {
       if (at == std::string::npos)
         throw std::invalid_argument("--kill wants NODE@SECONDS, found '" + v + "'");
       o.kill_node = v.substr(0, at);
-      o.kill_at = std::stod(v.substr(at + 1));
-    } else if (a == "--netem") {
-      o.netem = value();
-    } else if (a == "--partition") {
-      auto v = value();
-      auto at = v.find('@'), plus = v.find('+', at == std::string::npos ? 0 : at);
-      if (at == std::string::npos || plus == std::string::npos)
-        throw std::invalid_argument("--partition wants NODE@SECONDS+DURATION, found '" + v + "'");
-      o.cut_node = v.substr(0, at);
-      o.cut_at = std::stod(v.substr(at + 1, plus - at - 1));
-      o.cut_for = std::stod(v.substr(plus + 1));
-    } else if (a == "--restart-after")
-      o.restart_after = std::stod(value());
+      o.kill_at = parse_seconds("--kill " + v, v.substr(at + 1));
+    } else if (a == "--netem")
+      o.netem = checked_netem_spec(value());
+    else if (a == "--partition")
+      o.cut = parse_partition(value());
+    else if (a == "--restart-after")
+      o.restart_after = parse_seconds(a, value());
     else if (a == "--timeout")
-      o.timeout = std::stod(value());
+      o.timeout = parse_seconds(a, value());
     else if (a == "--expect")
       o.expect += (o.expect.empty() ? "" : ",") + value();
     else if (a == "--quiet")
@@ -110,8 +110,12 @@ options parse(int argc, char** argv) {
   }
   if (o.cluster.files.empty())
     throw std::invalid_argument("no node files given");
-  if ((!o.netem.empty() || !o.cut_node.empty()) && !o.cluster.netns)
-    throw std::invalid_argument("--netem and --partition act on the links of --netns");
+  if (!o.netem.empty() && !o.cluster.netns)
+    throw std::invalid_argument("--netem \"" + o.netem +
+                                "\": needs --netns, whose links it acts on");
+  if (o.cut && !o.cluster.netns)
+    throw std::invalid_argument("--partition " + o.cut->text +
+                                ": needs --netns, whose links it acts on");
   if (o.node_program.empty())
     o.node_program = beside_me("riomesh-node");
   return o;
@@ -203,16 +207,14 @@ int run(const options& o) {
   if (cluster.netns)
     fabric = std::make_unique<netns_fabric>(cluster.files.size());
   auto plans = prepare(cluster, fabric.get());
+  std::optional<partition> cut;
+  if (o.cut)
+    cut.emplace(*o.cut, plans, *fabric);
   if (!o.netem.empty()) {
-    fabric->impair(o.netem);
-    std::cout << "pubsub-cluster: netem " << o.netem << " on every link, both ways\n";
+    auto kernel = fabric->impair(o.netem);
+    std::cout << "pubsub-cluster: netem " << o.netem << " on both ends of " << plans.size()
+              << " veth pairs; the kernel has: " << kernel << "\n";
   }
-  std::size_t cut_index = plans.size();
-  for (std::size_t i = 0; i < plans.size(); ++i)
-    if (plans[i].name == o.cut_node)
-      cut_index = i;
-  if (!o.cut_node.empty() && cut_index == plans.size())
-    throw std::invalid_argument("--partition: no node named '" + o.cut_node + "'");
   auto sets = sets_by_node(o.sets, plans);
   run_state r;
   for (const auto& p : plans) {
@@ -232,8 +234,7 @@ int run(const options& o) {
     n->start();
   auto start = clock_type::now();
   auto seconds = [&] { return std::chrono::duration<double>(clock_type::now() - start).count(); };
-  double sending_at = -1, killed_at = -1, last_progress = 0, cut_since = -1;
-  bool healed = false;
+  double sending_at = -1, killed_at = -1, last_progress = 0;
   node_process* victim = nullptr;
   for (auto& n : r.nodes)
     if (n->name() == o.kill_node)
@@ -254,17 +255,8 @@ int run(const options& o) {
       r.board.restarted(victim->name());
       killed_at = seconds();
     }
-    if (cut_index < plans.size() && sending_at >= 0 && cut_since < 0 &&
-        seconds() - sending_at >= o.cut_at) {
-      std::cout << "pubsub-cluster: cutting " << o.cut_node << " off for " << o.cut_for << " s\n";
-      fabric->cut(cut_index, true);
-      cut_since = seconds();
-    }
-    if (cut_since >= 0 && !healed && seconds() - cut_since >= o.cut_for) {
-      std::cout << "pubsub-cluster: joining " << o.cut_node << " again\n";
-      fabric->cut(cut_index, false);
-      healed = true;
-    }
+    if (cut)
+      cut->tick(sending_at < 0 ? -1 : seconds() - sending_at, std::cout);
     if (victim && killed_at >= 0 && !victim->running() && victim->restarts == 0 &&
         seconds() - killed_at >= o.restart_after) {
       std::cout << "pubsub-cluster: starting " << victim->name() << " again\n";
@@ -300,6 +292,8 @@ int run(const options& o) {
   r.board.print_table(std::cout);
   auto found = r.board.problems(o.expect);
   found.insert(found.begin(), r.problems.begin(), r.problems.end());
+  if (cut && !cut->unfinished().empty())
+    found.push_back(cut->unfinished());
   for (const auto& p : found)
     std::cout << "FAILED: " << p << "\n";
   if (found.empty())

@@ -148,12 +148,17 @@ std::vector<std::string> scoreboard::problems(const std::string& expected) const
     auto colon = item.find(':');
     auto actor = item.substr(0, colon),
          kind = colon == std::string::npos ? "" : item.substr(colon + 1);
+    bool unwanted = !kind.empty() && kind[0] == '!';
+    if (unwanted)
+      kind.erase(0, 1);
     bool seen = false;
     for (const auto& a : actors_)
       if (a.name == actor)
         for (const auto& k : a.seen)
           seen = seen || k == kind;
-    if (!seen)
+    if (unwanted && seen)
+      out.push_back(actor + " reported " + kind);
+    else if (!unwanted && !seen)
       out.push_back(actor + " never reported " + kind);
   }
   for (const auto& a : actors_) {

@@ -38,8 +38,9 @@ class scoreboard {
   bool finished() const;  // every publisher done, every subscriber summarized
   std::string progress(double seconds) const;
   void print_table(std::ostream& out) const;
-  // Empty when every subscriber got everything intact and each expected
-  // "actor:event" (comma separated) was reported; else what was wrong.
+  // Empty when every subscriber got everything intact, each expected
+  // "actor:event" (comma separated) was reported and no "actor:!event" was;
+  // else what was wrong.
   std::vector<std::string> problems(const std::string& expected = {}) const;
 
  private:
