@@ -39,6 +39,7 @@ msgs = (envelope(2, [(0, 4096), (65536, 1000)], b"\x01\x02\x03", 7, 42, 9)
 write("envelope", "mixed-64", pieces(msgs, 64))
 write("envelope", "mixed-7", pieces(msgs, 7))
 write("envelope", "outside-arena", pieces(envelope(1, [(1 << 20, 1)]), 40))
+write("envelope", "farewell", pieces(envelope(1, [], b"bye") + envelope(10), 64))
 
 
 # --- tcp_frames: ops [0 u16 n-1 bytes] feed, [2 u16] read, [3 u8 ...] map --

@@ -114,7 +114,7 @@ TEST_CASE_FIXTURE(fixture, "connection actors: a wrong secret closes both, with 
   auto b = spawn_connection(*sys, cb, loop, params("node-b", "wrong"), owner_b);
   for (auto* owner : {&owner_a, &owner_b}) {
     std::string reason;
-    (*owner)->receive([&](closed_atom, const std::string& why) { reason = why; },
+    (*owner)->receive([&](closed_atom, const std::string& why, bool) { reason = why; },
                       caf::after(10s) >> [] { FAIL("not closed"); });
     CHECK(reason.find("wrong cluster secret") != std::string::npos);
   }
@@ -171,8 +171,14 @@ TEST_CASE_FIXTURE(fixture, "connection actors: a silent peer is lost within peer
                  caf::after(10s) >> [] { FAIL("no connection"); });
   auto silent_since = std::chrono::steady_clock::now();
   std::string reason;
-  owner->receive([&](closed_atom, const std::string& why) { reason = why; },
-                 caf::after(10s) >> [] { FAIL("the silent peer was never declared lost"); });
+  bool stopped = true;
+  owner->receive(
+      [&](closed_atom, const std::string& why, bool s) {
+        reason = why;
+        stopped = s;
+      },
+      caf::after(10s) >> [] { FAIL("the silent peer was never declared lost"); });
+  CHECK_FALSE(stopped);
   auto took = std::chrono::steady_clock::now() - silent_since;
   CHECK(reason.find("silent for") != std::string::npos);
   CHECK(took < std::chrono::milliseconds(400 + 1000));

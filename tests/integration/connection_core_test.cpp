@@ -45,6 +45,18 @@ bool run(test::linked_channels& p, connection_core& a, connection_core& b,
   return false;
 }
 
+// Drives both channels and `c` alone (the other side is written to by
+// hand, or done) until `c` closes or 10 s pass.
+bool until_closed(test::linked_channels& p, connection_core& c) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!c.closed() && std::chrono::steady_clock::now() < end) {
+    p.a->progress();
+    p.b->progress();
+    c.pump();
+  }
+  return c.closed();
+}
+
 buffer pattern(std::size_t n, unsigned seed) {
   auto b = buffer::heap(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -174,16 +186,50 @@ TEST_CASE("connection: a peer releasing space it was never given is cut off, wit
   std::vector<unsigned char> bytes;
   encode(lie, bytes);
   REQUIRE(p.b->send(bytes.data(), bytes.size()).bytes == bytes.size());
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!a.closed() && std::chrono::steady_clock::now() < end) {
-    p.a->progress();
-    p.b->progress();
-    a.pump();
-  }
-  REQUIRE(a.closed());
+  REQUIRE(until_closed(p, a));
   MESSAGE("over " << std::string(test::channel_pair_kind()) << ": " << a.reason());
   CHECK(a.reason().find("envelope 1: release of arena space 1024+64 never given") !=
         std::string::npos);
+}
+
+TEST_CASE(
+    "connection: a peer that says farewell and shuts down stopped, one that does not was lost") {
+  for (bool farewell : {true, false}) {
+    CAPTURE(farewell);
+    test::linked_channels p;
+    std::vector<unsigned char> arena_a(4096), arena_b(4096);
+    connection_core a(*p.a, arena_a.data(), with_arenas(4096, 4096));
+    connection_core b(*p.b, arena_b.data(), with_arenas(4096, 4096));
+    a.submit(message(0, {pattern(100, 0)}));
+    std::size_t got = 0;
+    REQUIRE(run(p, a, b, [&] { return (got += b.take_inbound().size()) == 1; }));
+    if (farewell)
+      a.say_farewell();
+    REQUIRE(run(p, a, b, [&] { return a.idle(); }));
+    p.a->shutdown(shutdown_how::write);
+    REQUIRE(until_closed(p, b));
+    CHECK(got == 1);
+    CHECK(b.peer_stopped() == farewell);
+    INFO(b.reason());
+    CHECK(b.reason().find(farewell ? "it stopped (said farewell" : "without a farewell") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("connection: nothing may follow a farewell") {
+  test::linked_channels p;
+  std::vector<unsigned char> arena(4096);
+  connection_core a(*p.a, arena.data(), with_arenas(4096, 4096));
+  envelope bye, more;
+  bye.kind = envelope_kind::farewell;
+  more.kind = envelope_kind::message;
+  std::vector<unsigned char> bytes;
+  encode(bye, bytes);
+  encode(more, bytes);
+  REQUIRE(p.b->send(bytes.data(), bytes.size()).bytes == bytes.size());
+  REQUIRE(until_closed(p, a));
+  CHECK_FALSE(a.peer_stopped());
+  CHECK(a.reason().find("envelope 2 (message) after the peer's farewell") != std::string::npos);
 }
 
 TEST_CASE("connection: a view may outlive its connection") {

@@ -61,7 +61,7 @@ bool wait_connected(caf::scoped_actor& owner, const std::string& peer) {
   bool up = false, timed_out = false;
   while (!up && !timed_out)
     owner->receive([&](connected_atom, const std::string& name, bool) { up = name == peer; },
-                   [&](closed_atom, const std::string&, const std::string&) {},
+                   [&](closed_atom, const std::string&, const std::string&, bool) {},
                    caf::after(10s) >> [&] { timed_out = true; });
   return up;
 }
@@ -110,7 +110,7 @@ TEST_CASE_FIXTURE(fixture, "nodes: a lost peer is redialed and comes back") {
   caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
   std::string reason;
   owner_a->receive(
-      [&](closed_atom, const std::string& peer, const std::string& why) {
+      [&](closed_atom, const std::string& peer, const std::string& why, bool) {
         CHECK(peer == "node-b");
         reason = why;
       },
@@ -131,7 +131,7 @@ TEST_CASE_FIXTURE(fixture, "nodes: a peer that is not the configured node is ref
   auto a = spawn_node(*sys, loop, params("node-a", 0, {{"node-x", {"127.0.0.1", port}}}), owner_a);
   std::string reason;
   owner_a->receive(
-      [&](closed_atom, const std::string& peer, const std::string& why) {
+      [&](closed_atom, const std::string& peer, const std::string& why, bool) {
         CHECK(peer == "node-x");
         reason = why;
       },
@@ -161,7 +161,7 @@ TEST_CASE_FIXTURE(fixture, "nodes: two nodes that dial each other keep one conne
   int reports = 0;
   for (auto* owner : {&owner_a, &owner_b})
     while ((*owner)->receive(
-               [&](closed_atom, const std::string& peer, const std::string& why) {
+               [&](closed_atom, const std::string& peer, const std::string& why, bool) {
                  ++reports;
                  MESSAGE("closed " << peer << ": " << why);
                },

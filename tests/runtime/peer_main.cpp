@@ -5,13 +5,15 @@
 // serves too, and streams blobs to PEER_NAME's "sink" (small and large in
 // turn, each filled from its sequence number) until it ends. It prints
 // "ready PORT" once listening and runs until stdin closes (or it is
-// killed), then stops cleanly. RIOMESH_CHANNEL=rdma as for the tests.
+// killed), then stops cleanly. RIOMESH_CHANNEL=rdma as for the tests;
+// RUNTIME_PEER_INFO=1 logs at info (the tests' nodes log warnings only).
 #include "cluster.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
+#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 #include <thread>
@@ -48,6 +50,8 @@ int main(int argc, char** argv) {
   if (argc >= 6)
     peers.emplace_back(argv[4], static_cast<std::uint16_t>(std::stoi(argv[5])));
   auto s = node_settings(name, peers);
+  if (const char* info = std::getenv("RUNTIME_PEER_INFO"); info && *info == '1')
+    s.logging.level = config::log_level::info;
   if (argc >= 4)
     s.node.listen.port = static_cast<std::uint16_t>(std::stoi(argv[3]));
   try {

@@ -9,7 +9,10 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <future>
 #include <thread>
 
@@ -129,6 +132,38 @@ TEST_CASE("processes: kill -9 mid-stream, monitors fire, requests fail, the peer
   fill(data, 11);
   CHECK(sum_at(*a, *again, data) == checksum(data));
   CHECK(b->stop() == 0);
+}
+
+TEST_CASE("processes: a peer that stops is logged as gone in order, one killed as lost") {
+  // Both end the stream on tcp (a dead process's socket is closed by the
+  // kernel): only the farewell tells them apart.
+  auto log = "/tmp/riomesh-leave-" + std::to_string(::getpid()) + ".log";
+  ::setenv("RUNTIME_PEER_INFO", "1", 1);
+  peer_process observer({"observer", "serve"}, log);
+  ::unsetenv("RUNTIME_PEER_INFO");
+  REQUIRE(observer.started());
+  auto port = std::to_string(observer.port());
+  for (std::string name : {"quitter", "victim"}) {
+    CAPTURE(name);
+    peer_process p({name, "serve", "0", "observer", port});
+    REQUIRE(p.started());
+    REQUIRE_MESSAGE(observer.wait_log("connected to node '" + name + "'", 15s), observer.log());
+    if (name == "quitter")
+      CHECK(p.stop() == 0);
+    else
+      p.kill9();
+    auto said = name == "quitter" ? "node 'quitter' left: " : "lost node 'victim': ";
+    REQUIRE_MESSAGE(observer.wait_log(said, 15s), observer.log());
+  }
+  auto text = observer.log();
+  INFO(text);
+  CHECK(text.find("info: node 'quitter' left: peer ") != std::string::npos);
+  CHECK(text.find("it stopped (said farewell") != std::string::npos);
+  CHECK(text.find("lost node 'quitter'") == std::string::npos);
+  CHECK(text.find("warn: lost node 'victim'") != std::string::npos);
+  CHECK(text.find("node 'victim' left") == std::string::npos);
+  CHECK(observer.stop() == 0);
+  ::unlink(log.c_str());
 }
 
 TEST_CASE("processes: a receiver that falls behind, the sender is told, memory stays bounded") {

@@ -196,14 +196,20 @@ TEST_CASE("a connection-manager disconnect while the peer still sends is a failu
   CHECK(t.eng.reason() == "peer gone: RDMA_CM_EVENT_DISCONNECTED");
 }
 
-TEST_CASE("a connection-manager disconnect after only the peer's SHUTDOWN says it stopped") {
+TEST_CASE("a connection-manager disconnect after only the peer's SHUTDOWN: it stopped") {
   // A stopping node shuts its side down and disconnects without waiting for
-  // ours: a failure for what we still had to send, but the reason must say
-  // the peer stopped rather than that it vanished.
+  // ours. Its stream ended in order, so reads end as on a clean close; what
+  // we still send is refused; the reason says it stopped, not that it vanished.
   lone_engine t;
   t.take();
+  t.data(0, 3);
   t.imm(0xe0000002u);
   t.eng.on_disconnected("RDMA_CM_EVENT_DISCONNECTED");
-  CHECK(t.eng.failed());
+  CHECK(t.eng.closed());
+  CHECK_FALSE(t.eng.failed());
   CHECK(t.eng.reason() == "it stopped (shut its side down, then RDMA_CM_EVENT_DISCONNECTED)");
+  unsigned char out[3];
+  CHECK(t.eng.recv(out, 3).bytes == 3);
+  CHECK(t.eng.recv(out, 3).st == status::eof);
+  CHECK(t.eng.send(out, 1).st == status::closed);
 }

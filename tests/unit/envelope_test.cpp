@@ -126,6 +126,9 @@ TEST_CASE("envelope: a lying peer is refused with the envelope and the reason") 
   bad = good;  // the sample has two buffers
   bad[5] = static_cast<unsigned char>(envelope_kind::piece);
   CHECK(decode_error(bad, l) == "envelope 1: a piece carries one buffer and a 12-byte body");
+  bad = good;  // a farewell is the bare header
+  bad[5] = static_cast<unsigned char>(envelope_kind::farewell);
+  CHECK(decode_error(bad, l) == "envelope 1: a farewell carries no buffers and no body");
   bad = good;
   bad[6] = 200;
   CHECK(decode_error(bad, l) == "envelope 1: 200 buffers, more than the 8 allowed");

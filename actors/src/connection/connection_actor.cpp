@@ -36,7 +36,7 @@ struct connection_state {
   // drained to half.
   bool congested = false;
   // Stopping: no new sends; what is queued goes out, then a clean shutdown.
-  bool draining = false, shut = false;
+  bool draining = false, farewell = false, shut = false;
   caf::response_promise drained;
   // When a delayed pump for the release batch is due, if one is set: one
   // timer at a time, not one per pump.
@@ -53,12 +53,12 @@ const char* connection_state::name = "riomesh.connection";
 
 using self_ptr = caf::stateful_actor<connection_state>*;
 
-void close(self_ptr self, const std::string& reason) {
+void close(self_ptr self, const std::string& reason, bool peer_stopped = false) {
   auto& st = self->state;
   if (st.closed)
     return;
   st.closed = true;
-  self->send(st.owner, closed_atom::value, reason);
+  self->send(st.owner, closed_atom::value, reason, peer_stopped);
   self->quit();
 }
 
@@ -123,7 +123,11 @@ void pump(self_ptr self) {
     for (auto& m : st.core->take_inbound())
       deliver(self, std::move(m));
     if (st.draining && st.core->idle() && st.ch->drained()) {
-      if (!st.shut) {
+      if (!st.farewell) {
+        st.farewell = true;
+        st.core->say_farewell();
+        moved = true;
+      } else if (!st.shut) {
         st.shut = true;
         st.ch->shutdown(channels::shutdown_how::write);
         moved = true;
@@ -137,7 +141,7 @@ void pump(self_ptr self) {
       self->send(st.owner, writable_atom::value);
     }
     if (st.core->closed())
-      return close(self, st.core->reason());
+      return close(self, st.core->reason(), st.core->peer_stopped());
     auto now = connection_core::clock::now();
     if (st.wake_at && *st.wake_at <= now)
       st.wake_at.reset();

@@ -89,9 +89,13 @@ bool connection_core::pump(clock::time_point now) {
       peer_mapped_ = true;
     moved = true;
   }
+  if (!reason_.empty())
+    return moved;
+  // Even on a closed channel: what the peer sent before it closed is still
+  // to be read, and a stream that ended in order says the peer stopped.
+  moved = read_inbound() || moved;
   if (closed())
     return moved;
-  moved = read_inbound() || moved;
   moved = report_releases(now) || moved;
   while (!closed() && flush_bytes() && send_next())
     moved = true;
@@ -239,7 +243,12 @@ bool connection_core::read_inbound() {
       // read: the session is over. Left open, the socket's end of stream
       // would wake the progress loop again and again.
       if (ch_.recv(nullptr, 0).st == channels::status::eof) {
-        fail("it stopped (shut the connection down)");
+        // A killed process's socket ends its stream too: only the farewell
+        // says it stopped.
+        peer_stopped_ = farewell_in_;
+        fail(farewell_in_ ? "it stopped (said farewell, then shut the connection down)"
+                          : "the connection ended without a farewell (the peer was killed, "
+                            "crashed, or gave up draining)");
         return true;
       }
       return moved;
@@ -253,12 +262,19 @@ bool connection_core::read_inbound() {
     }
     if (auto e = decoder_.next())
       deliver(std::move(*e));
-    if (closed())
+    if (!reason_.empty())
       return true;
   }
 }
 
 void connection_core::deliver(envelope&& e) {
+  if (farewell_in_)
+    return fail("envelope " + std::to_string(decoder_.decoded()) + " (" + to_string(e.kind) +
+                ") after the peer's farewell");
+  if (e.kind == envelope_kind::farewell) {
+    farewell_in_ = true;
+    return;
+  }
   if (e.kind == envelope_kind::release) {
     for (const auto& r : e.buffers)
       if (!peer_arena_.release(r.offset, r.length)) {
@@ -312,9 +328,23 @@ void connection_core::deliver(envelope&& e) {
   inbound_.push_back(std::move(m));
 }
 
+void connection_core::say_farewell() {
+  if (farewell_out_ || closed())
+    return;
+  farewell_out_ = true;
+  envelope bye;
+  bye.kind = envelope_kind::farewell;
+  encode(bye, out_bytes_);
+  flush_bytes();
+}
+
 bool connection_core::report_releases(clock::time_point now) {
   {
     std::lock_guard<std::mutex> guard(released_->lock);
+    if (farewell_out_) {  // the peer no longer listens
+      released_->ranges.clear();
+      return false;
+    }
     for (const auto& r : released_->ranges) {
       arena_released_ += r.length;
       batch_.add(r, now);

@@ -105,7 +105,8 @@ void fail_peer(directory_ptr self, const std::string& peer, const caf::error& wh
   st.writable_waiters.erase(peer);
 }
 
-void on_closed(directory_ptr self, const std::string& peer, const std::string& reason) {
+void on_closed(directory_ptr self, const std::string& peer, const std::string& reason,
+               bool stopped) {
   auto& st = self->state;
   st.last_failure[peer] = reason;
   if (!st.connected.erase(peer)) {
@@ -114,7 +115,12 @@ void on_closed(directory_ptr self, const std::string& peer, const std::string& r
   }
   if (st.stopping)
     return logging::debug(me(self), "closed to node '" + peer + "': " + reason);
-  logging::warn(me(self), "lost node '" + peer + "': " + reason);
+  // A peer that stopped is gone as surely as a lost one (what waited on it
+  // fails the same way), but its leaving is expected: no warning.
+  if (stopped)
+    logging::info(me(self), "node '" + peer + "' left: " + reason);
+  else
+    logging::warn(me(self), "lost node '" + peer + "': " + reason);
   fail_peer(self, peer, make_error(errc::node_lost, "node '" + peer + "': " + reason));
 }
 
@@ -241,8 +247,8 @@ caf::behavior directory(directory_ptr self, progress_loop* loop, directory_param
       [=](connected_atom, const std::string& peer, bool authenticated) {
         on_connected(self, peer, authenticated);
       },
-      [=](closed_atom, const std::string& peer, const std::string& reason) {
-        on_closed(self, peer, reason);
+      [=](closed_atom, const std::string& peer, const std::string& reason, bool stopped) {
+        on_closed(self, peer, reason, stopped);
       },
       [=](inbound_atom, const std::string& peer, inbound_message& m) { on_inbound(self, peer, m); },
       [=](writable_atom, const std::string& peer) { on_writable(self, peer); },

@@ -252,6 +252,7 @@ void on_inbound(directory_ptr self, const std::string& peer, inbound_message& m)
                                              peer + "': " + text_of(m.env.body)));
     case envelope_kind::release:
     case envelope_kind::piece:
+    case envelope_kind::farewell:
       break;  // the connection's own
   }
 }

@@ -24,6 +24,8 @@ const char* to_string(envelope_kind k) {
       return "down";
     case envelope_kind::piece:
       return "piece";
+    case envelope_kind::farewell:
+      return "farewell";
   }
   return "unknown";
 }

@@ -10,7 +10,7 @@ namespace {
 
 bool known_kind(std::uint8_t k) {
   return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
-         k <= static_cast<std::uint8_t>(envelope_kind::piece);
+         k <= static_cast<std::uint8_t>(envelope_kind::farewell);
 }
 
 }  // namespace
@@ -46,6 +46,8 @@ bool envelope_decoder::check_header() {
                 std::to_string(limits_.max_body) + " allowed");
   if (current_.kind == envelope_kind::release && body_left_ != 0)
     return fail("a release carries no body");
+  if (current_.kind == envelope_kind::farewell && (buffers_left_ != 0 || body_left_ != 0))
+    return fail("a farewell carries no buffers and no body");
   if (current_.kind == envelope_kind::piece && (buffers_left_ != 1 || body_left_ != 12))
     return fail("a piece carries one buffer and a 12-byte body");
   bool control = current_.kind >= envelope_kind::resolve && current_.kind <= envelope_kind::down;

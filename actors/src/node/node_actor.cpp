@@ -40,7 +40,11 @@ struct node_state {
   std::map<caf::actor_addr, link> links;
   std::map<std::string, caf::actor> by_peer;  // connected
   std::map<std::string, config::endpoint> configured;
-  std::map<std::string, std::string> pending_loss;  // peer -> reason, within loss_grace
+  struct loss {
+    std::string reason;
+    bool stopped = false;  // it left in order
+  };
+  std::map<std::string, loss> pending_loss;  // within loss_grace
   bool timer_set = false;
   bool stopping = false;      // draining: no dials, no new connections
   std::size_t in_setup = 0;   // accepted links not up yet
@@ -136,11 +140,11 @@ void dial_due(self_ptr self) {
   schedule_redial(self);
 }
 
-void lost(self_ptr self, const std::string& peer, const std::string& reason) {
+void lost(self_ptr self, const std::string& peer, const std::string& reason, bool stopped = false) {
   auto& st = self->state;
   if (st.by_peer.count(peer))
     return;  // still connected, through the connection that was kept
-  self->send(st.owner, closed_atom::value, peer, reason);
+  self->send(st.owner, closed_atom::value, peer, reason, stopped);
   if (st.configured.count(peer)) {
     st.redial->failed(peer, clock::now());
     schedule_redial(self);
@@ -206,7 +210,7 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated) {
     self->send(st.owner, connected_atom::value, name, authenticated);
 }
 
-void on_closed(self_ptr self, const std::string& reason) {
+void on_closed(self_ptr self, const std::string& reason, bool stopped) {
   auto& st = self->state;
   auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
   auto it = st.links.find(from);
@@ -219,7 +223,7 @@ void on_closed(self_ptr self, const std::string& reason) {
                   (l.dialed ? "connection to node '" + l.peer + "'" : std::string{"a connection"}) +
                       " failed during setup: " + reason);
   if (l.up) {
-    self->state.pending_loss[l.peer] = reason;
+    self->state.pending_loss[l.peer] = {reason, stopped};
     self->delayed_send(self, self->state.params.loss_grace, loss_atom::value, l.peer);
   } else if (l.dialed) {
     lost(self, l.peer, reason);
@@ -331,9 +335,9 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
         auto it = st.pending_loss.find(peer);
         if (it == st.pending_loss.end())
           return;
-        auto reason = it->second;
+        auto loss = it->second;
         st.pending_loss.erase(it);
-        lost(self, peer, reason);  // unless it is connected again by now
+        lost(self, peer, loss.reason, loss.stopped);  // unless it is connected again by now
       },
       [=](dialed_atom, const std::string& peer, std::shared_ptr<channels::channel>& ch,
           const std::string& error) {
@@ -345,7 +349,9 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
       [=](connected_atom, const std::string& name, bool authenticated) {
         on_connected(self, name, authenticated);
       },
-      [=](closed_atom, const std::string& reason) { on_closed(self, reason); },
+      [=](closed_atom, const std::string& reason, bool stopped) {
+        on_closed(self, reason, stopped);
+      },
       [=](writable_atom) {
         auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
         auto it = self->state.links.find(from);

@@ -184,10 +184,10 @@ void engine::on_disconnected(const std::string& why) {
   if (!peer_sending_ && !write_open_ && end_posted_)
     close(phase::disconnected, "peer disconnected");
   else if (!peer_sending_)
-    // It ended its stream in order and left before ours ended: it stopped,
-    // and that is what the user needs to read, though what we still had to
-    // send is cut off (hence a failure).
-    close(phase::failed, "it stopped (shut its side down, then " + why + ")");
+    // It ended its stream in order and left before ours ended: it stopped.
+    // Reads end as its stream did (all it sent stays readable, then end of
+    // stream); our writes are cut off.
+    close(phase::disconnected, "it stopped (shut its side down, then " + why + ")");
   else
     close(phase::failed, "peer gone: " + why);
 }

@@ -2,7 +2,8 @@
 // connection_core. It owns the channel; the progress loop tells it when the
 // channel's fd has something (pump), and it reports to its owner:
 //   (connected_atom, peer name, authenticated)
-//   (closed_atom, reason)                once, then it quits
+//   (closed_atom, reason, peer_stopped)  once, then it quits; peer_stopped:
+//                                        the peer ended its stream in order
 //   (writable_atom)                      a send was refused as congested,
 //                                        and the queue has drained to half
 // Inbound messages wait until the owner keeps the connection, by sending it

@@ -106,13 +106,20 @@ class connection_core {
 
   bool closed() const { return !reason_.empty() || ch_.closed(); }
   std::string reason() const { return reason_.empty() ? ch_.reason() : reason_; }
+  // Closed because the peer ended its stream in order: it stopped, not lost.
+  bool peer_stopped() const { return peer_stopped_; }
   counters stats() const;
   std::size_t queue_depth() const { return queue_.size(); }  // cheap: per message
   // Nothing queued, nothing half sent, no iowrite in flight.
   bool idle() const { return queue_.empty() && in_flight_.empty() && out_bytes_.empty(); }
   // When pump() must run even if nothing else happens (a release batch
   // waiting for its delay).
-  std::optional<clock::time_point> deadline() const { return batch_.deadline(); }
+  std::optional<clock::time_point> deadline() const {
+    return farewell_out_ ? std::nullopt : batch_.deadline();
+  }
+  // Stopping, with nothing left to send (idle()): tells the peer this node
+  // leaves in order. Nothing is sent after it, not even releases.
+  void say_farewell();
 
  private:
   struct released;  // arena ranges whose views dropped, shared with them
@@ -131,6 +138,8 @@ class connection_core {
   unsigned char* arena_;
   settings settings_;
   std::string reason_;
+  bool peer_stopped_ = false;
+  bool farewell_in_ = false, farewell_out_ = false;
   bool peer_mapped_ = false;
   arena_allocator peer_arena_;
   envelope_decoder decoder_;

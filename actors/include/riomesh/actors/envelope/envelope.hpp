@@ -33,6 +33,10 @@ enum class envelope_kind : std::uint8_t {
   // Part of a buffer too large for the arena (buffer_stream.hpp): one
   // descriptor; body: u32 index in the coming message, u64 total size.
   piece = 9,
+  // No buffers, no body: the sender is stopping and sends nothing more. What
+  // tells a peer that stopped from one that was killed, on tcp, where both
+  // end the stream the same way.
+  farewell = 10,
 };
 const char* to_string(envelope_kind k);
 

@@ -5,7 +5,8 @@
 //   (route_atom, peer, connection)         the connection now kept to the
 //                                          peer, or an invalid handle: none
 //   (connected_atom, peer, authenticated)
-//   (closed_atom, peer, reason)            a connection ended, or a dial failed
+//   (closed_atom, peer, reason, stopped)   a connection ended, or a dial
+//                                          failed; stopped: the peer left in order
 //   (writable_atom, peer)                  a congested peer drained to half
 // The kept connection sends its (inbound_atom, peer, inbound_message) to
 // the owner itself, and the owner may send its (outbound_atom,
