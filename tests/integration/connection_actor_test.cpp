@@ -136,6 +136,35 @@ TEST_CASE_FIXTURE(fixture, "connection actors: before setup, sends queue within 
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE_FIXTURE(fixture, "connection actors: at the setup limit the peer is told in band") {
+  // A peer that never answers the greeting: given up on, it must read a
+  // clean end, not a failure. An rsocket client hears of nothing else: a
+  // queue pair torn down without a word leaves its next write hanging.
+  auto [ca, cb] = test::channel_pair();
+  caf::scoped_actor owner{*sys};
+  auto p = params("node-a", "k");
+  p.setup_limit = std::chrono::milliseconds(300);
+  p.tick = std::chrono::milliseconds(50);
+  auto a = spawn_connection(*sys, ca, loop, p, owner);
+  std::string reason;
+  owner->receive([&](closed_atom, const std::string& why, bool) { reason = why; },
+                 caf::after(10s) >> [] { FAIL("not closed at the setup limit"); });
+  CHECK(reason.find("no session within 300 ms") != std::string::npos);
+  auto end = std::chrono::steady_clock::now() + 5s;
+  status ended = status::would_block;
+  char chunk[256];
+  while (std::chrono::steady_clock::now() < end) {
+    cb->progress();
+    auto r = cb->recv(chunk, sizeof chunk);
+    if (r.st != status::ok && r.st != status::would_block) {
+      ended = r.st;
+      break;
+    }
+  }
+  CHECK_MESSAGE(ended == status::eof, "the peer saw ", std::string(to_string(ended)), ": ",
+                cb->reason());
+}
+
 TEST_CASE_FIXTURE(fixture, "connection actors: a silent peer is lost within peer_timeout + 1 s") {
   using namespace riomesh::channels::tcp;
   // Our side times out after 400 ms of silence; the peer, set up by hand

@@ -14,11 +14,14 @@ namespace riomesh::test {
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
-liar::liar(const std::string& name, const config::endpoint& to, const config::settings& like) {
+liar::liar(const std::string& name, const config::endpoint& to, const config::settings& like,
+           bool with_session) {
   std::string error;
   ch_ = channels::connect(to, channels::channel_options::from(like), error);
   if (!ch_)
     throw std::runtime_error(name + ": connect: " + error);
+  if (!with_session)
+    return;
   // Terms a node would offer; the victim maps its arena for us on seeing them.
   actors::session_setup setup(*ch_,
                               actors::handshake(name, like.cluster.secret, actors::random_nonce()),

@@ -17,8 +17,10 @@ namespace riomesh::test {
 class liar {
  public:
   // Connects to `to` with `like`'s fabric and secret, and finishes the
-  // session setup; throws std::runtime_error saying which step failed.
-  liar(const std::string& name, const config::endpoint& to, const config::settings& like);
+  // session setup (unless told not to: then it never says a word); throws
+  // std::runtime_error saying which step failed.
+  liar(const std::string& name, const config::endpoint& to, const config::settings& like,
+       bool with_session = true);
   ~liar();
   liar(const liar&) = delete;
   liar& operator=(const liar&) = delete;

@@ -81,14 +81,6 @@ bool gone_now(int fd) {
   }
 }
 
-std::uint64_t count_at(caf::scoped_actor& self, runtime& rt, const caf::actor& sink, bool& intact) {
-  std::uint64_t got = 0;
-  self->request(sink, 10s, count_atom::value)
-      .receive([&](std::uint64_t n, bool ok) { got = n, intact = ok; },
-               [&](caf::error& e) { FAIL(rt.system().render(e)); });
-  return got;
-}
-
 }  // namespace
 
 TEST_CASE("flood: clients that never authenticate hammer the listener, the honest stream goes on") {
@@ -105,7 +97,7 @@ TEST_CASE("flood: clients that never authenticate hammer the listener, the hones
   std::this_thread::sleep_for(300ms);
   auto fds_before = open_descriptors();
   bool intact = false;
-  auto before = count_at(self, *a, sink, intact);
+  auto before = sink_count(self, sink, intact);
 
   // 1. 150 clients that speak the channel's first words and then only
   // keepalives, never starting a session: more than the node lets set up at
@@ -198,7 +190,7 @@ TEST_CASE("flood: clients that never authenticate hammer the listener, the hones
   CHECK(refused_handshakes.load() > 0);
 
   // The honest peer kept streaming, intact.
-  auto after = count_at(self, *a, sink, intact);
+  auto after = sink_count(self, sink, intact);
   MESSAGE("honest blobs during the flood: ", after - before);
   CHECK(intact);
   CHECK(after > before);

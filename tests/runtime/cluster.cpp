@@ -3,11 +3,13 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 #include <thread>
 
 namespace riomesh::test {
@@ -54,6 +56,16 @@ caf::behavior black_hole(caf::event_based_actor* self) {
     held->push_back(self->make_response_promise());
     return held->back();
   }};
+}
+
+std::uint64_t sink_count(caf::scoped_actor& self, const caf::actor& sink, bool& intact) {
+  std::uint64_t got = 0;
+  self->request(sink, std::chrono::seconds(10), count_atom::value)
+      .receive([&](std::uint64_t n, bool ok) { got = n, intact = ok; },
+               [&](caf::error& e) {
+                 throw std::runtime_error("the sink did not answer: " + self->system().render(e));
+               });
+  return got;
 }
 
 caf::actor spawn_sink(caf::actor_system& sys) {

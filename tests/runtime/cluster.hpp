@@ -11,6 +11,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/typed_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
@@ -57,6 +58,9 @@ caf::behavior black_hole(caf::event_based_actor* self);
 // CAF 0.17 binds a null reference (UBSan reports it) when a function actor
 // is spawned without arguments; these pass one.
 caf::actor spawn_sink(caf::actor_system& sys);
+// A sink's count, and whether all it got was intact and in order; throws
+// std::runtime_error if it does not answer within 10 s.
+std::uint64_t sink_count(caf::scoped_actor& self, const caf::actor& sink, bool& intact);
 calc_actor spawn_calc(caf::actor_system& sys);
 caf::actor spawn_black_hole(caf::actor_system& sys);
 template <class Fn>

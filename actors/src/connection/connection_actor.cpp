@@ -42,6 +42,10 @@ struct connection_state {
   // timer at a time, not one per pump.
   std::optional<connection_core::clock::time_point> wake_at;
   connection_core::clock::time_point setup_deadline;
+  // Given up before the session: the reason, once the peer has been told
+  // in band or `leave_by` has passed.
+  std::optional<std::string> leaving;
+  connection_core::clock::time_point leave_by;
 
   ~connection_state() {
     if (watching)
@@ -58,6 +62,8 @@ void close(self_ptr self, const std::string& reason, bool peer_stopped = false) 
   if (st.closed)
     return;
   st.closed = true;
+  if (st.drained.pending())
+    st.drained.deliver(true);
   self->send(st.owner, closed_atom::value, reason, peer_stopped);
   self->quit();
 }
@@ -67,6 +73,24 @@ void queue_pump(self_ptr self) {
     self->state.pump_queued = true;
     self->send(self, pump_atom::value);
   }
+}
+
+// How long a connection given up before its session waits for the peer to
+// take our in-band goodbye. Its acknowledgement takes a round trip; a peer
+// that never acknowledges costs no more than this.
+constexpr std::chrono::seconds leave_linger{1};
+
+// Gives up on a connection before its session. The peer is told in band
+// first: an rsocket peer ignores the connection manager's disconnect, and
+// its next write to a queue pair that is gone would never complete.
+void leave(self_ptr self, std::string reason) {
+  auto& st = self->state;
+  if (st.closed || st.leaving)
+    return;
+  st.leaving = std::move(reason);
+  st.leave_by = connection_core::clock::now() + leave_linger;
+  st.ch->shutdown(channels::shutdown_how::both);
+  queue_pump(self);
 }
 
 void deliver(self_ptr self, inbound_message&& m) {
@@ -110,6 +134,13 @@ void pump(self_ptr self) {
   if (st.closed)
     return;
   st.ch->progress();
+  if (st.leaving) {
+    if (st.ch->closed() || connection_core::clock::now() >= st.leave_by)
+      return close(self, *st.leaving);
+    st.ch->arm();
+    st.loop->rearm(st.ch->wait_fd(), st.ch->wants_write());
+    return;
+  }
   bool moved = false;
   if (!st.core) {
     moved = st.setup->pump();
@@ -132,7 +163,6 @@ void pump(self_ptr self) {
         st.ch->shutdown(channels::shutdown_how::write);
         moved = true;
       } else {
-        st.drained.deliver(true);
         return close(self, "this node stopped");
       }
     }
@@ -200,11 +230,11 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         auto now = connection_core::clock::now();
         st.ch->tick(now);
         pump(self);
-        if (!st.closed && !st.core && now >= st.setup_deadline)
-          return close(self, "peer " + st.ch->peer() + ": no session within " +
-                                 std::to_string(st.params.setup_limit.count()) +
-                                 " ms of connecting (the handshake did not finish)");
-        if (!st.closed && st.ch->closed())
+        if (!st.closed && !st.core && !st.leaving && now >= st.setup_deadline)
+          leave(self, "peer " + st.ch->peer() + ": no session within " +
+                          std::to_string(st.params.setup_limit.count()) +
+                          " ms of connecting (the handshake did not finish)");
+        if (!st.closed && !st.leaving && st.ch->closed())
           close(self, "peer " + st.ch->peer() + ": " + st.ch->reason());
         if (!st.closed)
           self->delayed_send(self, st.params.tick, tick_atom::value);
@@ -219,12 +249,12 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         auto& st = self->state;
         if (st.closed)
           return true;
+        st.drained = self->make_response_promise();
         if (!st.core) {
-          close(self, "this node stopped");
-          return true;
+          leave(self, "this node stopped");
+          return st.drained;
         }
         st.draining = true;
-        st.drained = self->make_response_promise();
         queue_pump(self);
         return st.drained;
       },

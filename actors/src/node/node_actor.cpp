@@ -48,7 +48,7 @@ struct node_state {
   bool timer_set = false;
   bool stopping = false;      // draining: no dials, no new connections
   std::size_t in_setup = 0;   // accepted links not up yet
-  std::uint64_t refused = 0;  // accepted and closed at once: too many in setup
+  std::uint64_t refused = 0;  // turned away at once: too many in setup
 
   ~node_state() {
     if (listener)
@@ -89,16 +89,16 @@ void setup_ended(self_ptr self, const node_state::link& l) {
   }
 }
 
-void take_accepted(self_ptr self, std::shared_ptr<channels::channel> ch) {
+// Too many accepted connections are still setting up: turn the next
+// request away before it costs a queue pair and an actor.
+void refuse_one(self_ptr self, const std::string& peer) {
   auto& st = self->state;
-  if (st.in_setup < st.params.max_in_setup)
-    return adopt(self, std::move(ch), "", false);
   // Said once per flood, not once per connection.
   if (st.refused++ == 0)
-    logging::warn(st.params.connection.node_name,
-                  "refusing connections: " + std::to_string(st.in_setup) +
-                      " accepted ones are still setting up their session (the first refused: " +
-                      ch->peer() + ")");
+    logging::warn(
+        st.params.connection.node_name,
+        "refusing connections: " + std::to_string(st.in_setup) +
+            " accepted ones are still setting up their session (the first refused: " + peer + ")");
 }
 
 void schedule_redial(self_ptr self) {
@@ -319,13 +319,20 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
       [=](accept_atom) {
         auto& st = self->state;
         for (;;) {
+          if (st.stopping || st.in_setup >= st.params.max_in_setup) {
+            std::string peer;
+            if (!st.listener->refuse(peer))
+              break;
+            if (!st.stopping)
+              refuse_one(self, peer);
+            continue;
+          }
           std::string error;
           std::shared_ptr<channels::channel> ch =
               st.listener->accept(std::chrono::milliseconds(0), error);
           if (!ch)
             break;
-          if (!st.stopping)
-            take_accepted(self, std::move(ch));
+          adopt(self, std::move(ch), "", false);
         }
         st.loop->rearm(st.listener->fd());
       },

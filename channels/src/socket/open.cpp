@@ -48,6 +48,7 @@ class rdma_listener final : public listener {
   std::unique_ptr<channel> accept(std::chrono::milliseconds timeout, std::string& error) override {
     return l_->accept(timeout, error);
   }
+  bool refuse(std::string& peer) override { return l_->refuse(peer); }
 
  private:
   std::unique_ptr<verbs::rdma_listener> l_;
@@ -71,6 +72,17 @@ class tcp_listener final : public listener {
       return nullptr;
     }
     return std::make_unique<tcp::tcp_channel>(s.fd, s.peer, tcp::tcp_params::from(opt_.settings));
+  }
+  bool refuse(std::string& peer) override {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) != 1)
+      return false;
+    auto s = tcp::accept_from(fd_, socket_options_of(opt_));
+    if (s.fd < 0)
+      return false;
+    ::close(s.fd);
+    peer = s.peer;
+    return true;
   }
 
  private:

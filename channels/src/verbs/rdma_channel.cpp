@@ -110,7 +110,14 @@ bool rdma_channel::poll_completions() {
 void rdma_channel::handle_cm_events() {
   rdma_cm_event* ev = nullptr;
   while (rdma_get_cm_event(cm_events_, &ev) == 0) {
-    if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+    if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+      establishing_since_.reset();
+    } else if (establishing_since_ &&
+               (ev->event == RDMA_CM_EVENT_CONNECT_ERROR ||
+                ev->event == RDMA_CM_EVENT_UNREACHABLE || ev->event == RDMA_CM_EVENT_REJECTED)) {
+      eng_->fail(std::string{"the peer never completed the connection: "} +
+                 rdma_event_str(ev->event));
+    } else if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
       // The peer's last writes were acknowledged before its disconnect left:
       // their completions are already queued. Take them in first, so a peer
       // that sent everything and closed is not taken for one that vanished.
@@ -300,7 +307,13 @@ void rdma_channel::keepalive() {
 }
 
 void rdma_channel::tick(std::chrono::steady_clock::time_point now) {
-  if (params_.keepalive.count() <= 0 || eng_->closed())
+  if (eng_->closed())
+    return;
+  if (establishing_since_ &&
+      now - *establishing_since_ >= std::chrono::milliseconds(params_.timeout_ms))
+    return eng_->fail("the peer did not complete the connection within " +
+                      std::to_string(params_.timeout_ms) + " ms of our accepting it");
+  if (params_.keepalive.count() <= 0)
     return;
   if (now - last_keepalive_ >= params_.keepalive) {
     last_keepalive_ = now;

@@ -110,6 +110,22 @@ int rdma_listener::fd() const {
   return events_->fd;
 }
 
+bool rdma_listener::refuse(std::string& peer) {
+  while (rdma_cm_event* ev = next_event(events_, 0)) {
+    if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+      rdma_ack_cm_event(ev);
+      continue;
+    }
+    rdma_cm_id* child = ev->id;
+    peer = net::name_of(rdma_get_peer_addr(child));
+    rdma_reject(child, nullptr, 0);
+    rdma_ack_cm_event(ev);
+    rdma_destroy_id(child);
+    return true;
+  }
+  return false;
+}
+
 std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds timeout,
                                                     std::string& error) {
   rdma_cm_event* ev = next_event(events_, static_cast<int>(timeout.count()));
@@ -159,13 +175,16 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
   }
   auto mine = wire::encode(ch->eng_->local_conn_data());
   auto param = conn_param(mine);
-  std::string step;
-  if (rdma_accept(child, &param) != 0 ||
-      !expect_event(own, RDMA_CM_EVENT_ESTABLISHED, params_.timeout_ms, step)) {
-    error = "peer " + ch->peer_ + ": accept failed: " + step;
+  // The queue pair is ready to send once accepted. The peer's last step
+  // (its RTU, then ESTABLISHED here) comes through the channel's own
+  // events: waiting for it here would let a client that never takes it
+  // stall the caller, the node, for the whole timeout.
+  set_nonblocking(own->fd);
+  if (rdma_accept(child, &param) != 0) {
+    error = sys_error("peer " + ch->peer_ + ": accept failed");
     return nullptr;
   }
-  set_nonblocking(own->fd);
+  ch->establishing_since_ = std::chrono::steady_clock::now();
   ch->post_work();
   return ch;
 }

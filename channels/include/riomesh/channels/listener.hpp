@@ -33,6 +33,10 @@ class listener {
   // Waits up to `timeout` for one connection; empty with `error` set.
   virtual std::unique_ptr<channel> accept(std::chrono::milliseconds timeout,
                                           std::string& error) = 0;
+  // Turns one waiting request away before it becomes a connection (rdma:
+  // rejected, so an rsocket's rconnect fails with ECONNREFUSED; tcp: closed
+  // on accept). False when none waits; `peer` names the one refused.
+  virtual bool refuse(std::string& peer) = 0;
 };
 
 // Empty with `error` set (naming the address) on failure.

@@ -12,7 +12,8 @@
 // through the owner. It takes (outbound_atom, outbound_message) requests, answered with the
 // queue depth or a riomesh error (errc::congested, too_large, node_lost):
 // never a silent drop. Messages sent before setup finishes wait, within max_pending.
-// A session not set up within params.setup_limit is closed, with that reason.
+// A session not set up within params.setup_limit is ended in band (the
+// peer reads an end, not a failure) and closed, with that reason.
 // (stats_atom) answers with the connection_core::counters. (stop_atom)
 // drains: no new sends, the queue goes out, the channel shuts down
 // cleanly; answered with true once closed (the owner bounds the wait). It runs the

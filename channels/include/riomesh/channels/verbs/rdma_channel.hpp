@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 struct rdma_cm_id;
@@ -113,6 +114,8 @@ class rdma_channel final : public channel {
   std::unique_ptr<engine::engine> eng_;
   std::vector<engine::work> work_;
   bool disconnected_ = false;
+  // Accepted, the peer's ESTABLISHED not yet seen: since when.
+  std::optional<std::chrono::steady_clock::time_point> establishing_since_;
   // The completion queue will signal the completion channel on its next
   // entry; cleared when we take that signal, so we re-arm once per wake-up
   // rather than on every progress() call.
@@ -121,7 +124,9 @@ class rdma_channel final : public channel {
   std::vector<std::string> notes_;
 };
 
-// Listens with rdma_cm; accept() completes one connection at a time.
+// Listens with rdma_cm. accept() takes one connection request and accepts
+// it without waiting for the peer's last step: a channel that is not
+// established within params.timeout_ms then fails.
 class rdma_listener {
  public:
   ~rdma_listener();
@@ -131,6 +136,8 @@ class rdma_listener {
   int fd() const;
   // Waits up to `timeout` for a connection; empty with `error` set on failure.
   std::unique_ptr<rdma_channel> accept(std::chrono::milliseconds timeout, std::string& error);
+  // Rejects the next waiting request, if any; `peer` names it.
+  bool refuse(std::string& peer);
 
  private:
   rdma_params params_;
