@@ -63,6 +63,16 @@ void rsocket_close(int fd) {
     rclose(fd);
 }
 
+bool rsocket_send_all(int fd, const std::vector<unsigned char>& bytes) {
+  for (std::size_t sent = 0; sent < bytes.size();) {
+    auto n = rsend(fd, bytes.data() + sent, bytes.size() - sent, 0);
+    if (n <= 0)
+      return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 long rsocket_read_to_end(int fd) {
   char chunk[4096];
   long total = 0;

@@ -19,6 +19,8 @@ namespace riomesh::test {
 // rsocket + rconnect to host:port; the rsocket descriptor, or -1.
 int rsocket_dial(const std::string& host, std::uint16_t port);
 void rsocket_close(int fd);
+// Sends all of `bytes`; false if the rsocket would not take them.
+bool rsocket_send_all(int fd, const std::vector<unsigned char>& bytes);
 // Reads (and drops) until the peer ends the connection in band, which is
 // all a v44 rsocket that connected blocking hears of: the byte count, or -1
 // on a read error.

@@ -140,6 +140,27 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
     }
   }
 
+  // An rsocket client that answers our greeting with garbage: the node
+  // refuses it at once and says so in band too, long before the setup
+  // limit. (Closing at once, its read never ended.)
+  {
+    int fd = rsocket_dial(host, a->port());
+    REQUIRE(fd >= 0);
+    auto t0 = clock_type::now();
+    auto read = std::make_shared<long>(-1);
+    bool done = returns_within(10s, [fd, read] {
+      if (rsocket_send_all(fd, std::vector<unsigned char>(64, 0xa5)))
+        *read = rsocket_read_to_end(fd);
+      rsocket_close(fd);
+    });
+    CHECK_MESSAGE(done, "the garbage-sending rsocket client still waits 10 s later");
+    if (done) {
+      MESSAGE("the garbage-sending rsocket client read ", *read, " bytes, then the end, after ",
+              ms_since(t0), " ms");
+      CHECK(*read > 0);
+    }
+  }
+
   // 3. Clients that connect and never start a session: each closed within
   // the setup limit (or at once while too many are setting up).
   std::vector<std::unique_ptr<liar>> silent;

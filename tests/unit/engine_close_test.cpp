@@ -37,6 +37,21 @@ TEST_CASE("shutdown(both) sends DISCONNECT, its completion closes the engine") {
   CHECK_FALSE(t.eng.failed());
 }
 
+TEST_CASE("shutting down again says nothing more: one SHUTDOWN, one DISCONNECT") {
+  lone_engine t;
+  t.take();
+  t.eng.shutdown(shutdown_how::write);
+  t.eng.shutdown(shutdown_how::write);
+  auto w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].imm == 0xe0000002u);
+  t.eng.shutdown(shutdown_how::both);
+  t.eng.shutdown(shutdown_how::both);
+  w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].imm == 0xe0000000u);
+}
+
 TEST_CASE("shutdown(read) alone says nothing to the peer, then write sends DISCONNECT") {
   lone_engine t;
   t.take();

@@ -42,8 +42,8 @@ struct connection_state {
   // timer at a time, not one per pump.
   std::optional<connection_core::clock::time_point> wake_at;
   connection_core::clock::time_point setup_deadline;
-  // Given up before the session: the reason, once the peer has been told
-  // in band or `leave_by` has passed.
+  // Ending: the reason to close with, once the peer has been told in band
+  // or `leave_by` has passed.
   std::optional<std::string> leaving;
   connection_core::clock::time_point leave_by;
 
@@ -75,14 +75,16 @@ void queue_pump(self_ptr self) {
   }
 }
 
-// How long a connection given up before its session waits for the peer to
-// take our in-band goodbye. Its acknowledgement takes a round trip; a peer
-// that never acknowledges costs no more than this.
+// How long an ending connection waits for the peer to take our in-band
+// goodbye. Its acknowledgement takes a round trip; a peer that never
+// acknowledges costs no more than this.
 constexpr std::chrono::seconds leave_linger{1};
 
-// Gives up on a connection before its session. The peer is told in band
-// first: an rsocket peer ignores the connection manager's disconnect, and
-// its next write to a queue pair that is gone would never complete.
+// Ends a connection whose channel may still work (given up on, refused, or
+// the peer lied). The peer is told in band first: an rsocket peer ignores
+// the connection manager's disconnect, and its next write to a queue pair
+// that is gone would never complete. A channel that has failed closes at
+// once.
 void leave(self_ptr self, std::string reason) {
   auto& st = self->state;
   if (st.closed || st.leaving)
@@ -145,7 +147,7 @@ void pump(self_ptr self) {
   if (!st.core) {
     moved = st.setup->pump();
     if (st.setup->failed())
-      return close(self, st.setup->reason());
+      return leave(self, st.setup->reason());
     if (st.setup->established())
       become_connected(self);
   }
@@ -170,8 +172,10 @@ void pump(self_ptr self) {
       st.congested = false;
       self->send(st.owner, writable_atom::value);
     }
+    if (st.core->closed() && st.core->peer_stopped())
+      return close(self, st.core->reason(), true);  // it said goodbye: nobody to tell
     if (st.core->closed())
-      return close(self, st.core->reason(), st.core->peer_stopped());
+      return leave(self, st.core->reason());
     auto now = connection_core::clock::now();
     if (st.wake_at && *st.wake_at <= now)
       st.wake_at.reset();

@@ -107,6 +107,7 @@ status engine::shutdown(shutdown_how how) {
     return status::closed;
   if (phase_ != phase::connected)
     return phase_ == phase::idle ? status::invalid : status::ok;
+  bool was_reading = read_open_, was_writing = write_open_;
   if (how != shutdown_how::write && read_open_) {
     read_open_ = false;
     while (!window_.empty())  // nobody will read these: hand the space back
@@ -114,6 +115,10 @@ status engine::shutdown(shutdown_how how) {
   }
   if (how != shutdown_how::read)
     write_open_ = false;
+  // Nothing new to tell: a second SHUTDOWN or DISCONNECT may find the peer
+  // no longer posting receives, and then never complete.
+  if (read_open_ == was_reading && write_open_ == was_writing)
+    return status::ok;
   // As rsockets: SHUTDOWN while we still read, DISCONNECT once both are shut.
   if (!write_open_ && !read_open_)
     pending_ctrl_ = wire::ctrl_code::disconnect;
