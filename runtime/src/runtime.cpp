@@ -73,8 +73,8 @@ struct runtime::impl {
   impl(config::settings s, const configure_fn& configure)
       : settings(std::move(s)),
         cfg(make_config(settings, configure)),
-        system(*cfg),
-        pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, nullptr)) {
+        pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, nullptr)),
+        system(*cfg) {
     logging::set_level(settings.logging.level);
     if (settings.cluster.secret.empty() && !settings.cluster.insecure &&
         !config::is_loopback(settings.node.listen))
@@ -114,8 +114,10 @@ struct runtime::impl {
   config::settings settings;
   actors::progress_loop loop;                     // outlives the actor system
   std::unique_ptr<caf::actor_system_config> cfg;  // must outlive `system`
-  caf::actor_system system;
+  // Outlives `system`, whose destructor waits for the actors: one still
+  // running may allocate.
   std::unique_ptr<buffer_pool> pool;
+  caf::actor_system system;
   caf::actor directory;
   caf::actor admin;
   std::string fabric;
