@@ -57,7 +57,9 @@ class runtime {
 
   runtime(runtime&&) noexcept;
   runtime& operator=(runtime&&) noexcept;
-  ~runtime();  // stops
+  // Stops, then waits for every actor to finish (CAF's actor system does);
+  // until the last one has, they may still allocate().
+  ~runtime();
 
   const config::settings& settings() const;
   const std::string& node_name() const;
