@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cerrno>
 #include <future>
 #include <memory>
 #include <stdexcept>
@@ -58,6 +59,38 @@ int rsocket_dial(const std::string& host, std::uint16_t port) {
   return fd;
 }
 
+int rsocket_start_dial(const std::string& host, std::uint16_t port) {
+  addrinfo* ai = resolve(host, port);
+  if (!ai)
+    return -1;
+  int fd = rsocket(ai->ai_family, SOCK_STREAM, 0);
+  if (fd >= 0 && (rfcntl(fd, F_SETFL, O_NONBLOCK) != 0 ||
+                  (rconnect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS))) {
+    rclose(fd);
+    fd = -1;
+  }
+  ::freeaddrinfo(ai);
+  return fd;
+}
+
+int rsocket_dial_nonblocking(const std::string& host, std::uint16_t port,
+                             std::chrono::milliseconds limit) {
+  int fd = rsocket_start_dial(host, port);
+  if (fd < 0)
+    return -1;
+  // rpoll reports POLLOUT once the connect is over, either way; SO_ERROR
+  // says which.
+  pollfd p{fd, POLLOUT, 0};
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (rpoll(&p, 1, static_cast<int>(limit.count())) != 1 ||
+      rgetsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    rclose(fd);
+    return -1;
+  }
+  return fd;
+}
+
 void rsocket_close(int fd) {
   if (fd >= 0)
     rclose(fd);
@@ -78,6 +111,12 @@ long rsocket_read_to_end(int fd) {
   long total = 0;
   for (;;) {
     auto n = rrecv(fd, chunk, sizeof chunk, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd, POLLIN, 0};
+      if (rpoll(&p, 1, -1) < 0)
+        return -1;
+      continue;
+    }
     if (n <= 0)
       return n == 0 ? total : -1;
     total += n;

@@ -18,12 +18,20 @@ namespace riomesh::test {
 
 // rsocket + rconnect to host:port; the rsocket descriptor, or -1.
 int rsocket_dial(const std::string& host, std::uint16_t port);
+// The way event-driven programs connect: O_NONBLOCK first, so rconnect
+// only starts (EINPROGRESS) and rpoll drives the rest. Returns the
+// descriptor mid-connect, or -1 if rconnect failed outright.
+int rsocket_start_dial(const std::string& host, std::uint16_t port);
+// rsocket_start_dial, then rpoll until connected: the descriptor, or -1 if
+// the connect failed or took longer than `limit`.
+int rsocket_dial_nonblocking(const std::string& host, std::uint16_t port,
+                             std::chrono::milliseconds limit);
 void rsocket_close(int fd);
 // Sends all of `bytes`; false if the rsocket would not take them.
 bool rsocket_send_all(int fd, const std::vector<unsigned char>& bytes);
 // Reads (and drops) until the peer ends the connection in band, which is
-// all a v44 rsocket that connected blocking hears of: the byte count, or -1
-// on a read error.
+// all a v44 rsocket that connected blocking hears of; a non-blocking one
+// waits in rpoll between reads. The byte count, or -1 on a read error.
 long rsocket_read_to_end(int fd);
 // Runs `step` (rsocket calls, which take no timeout) on a thread of its
 // own: false if it has not returned within `limit`, and the thread is left

@@ -1,9 +1,10 @@
 // The tcp flood's counterpart on rdma (in the VM): clients that never
 // become nodes hammer a node's rdma_cm listener while an honest peer
 // streams to it. Connection requests left half open (no RTU), librdmacm
-// rsockets that connect and leave, channels that connect and never start
-// a session or send garbage, handshakes with a wrong secret. The node must keep accepting real
-// nodes meanwhile, close each intruder, keep the honest stream intact and flowing, and give back
+// rsockets (blocking and not) that connect and leave, channels that
+// connect and never start a session or send garbage, handshakes with a
+// wrong secret. The node must keep accepting real nodes meanwhile, close
+// each intruder, keep the honest stream intact and flowing, and give back
 // every descriptor, queue pair, connection id and memory registration.
 #include "liar.hpp"
 #include "rdma_clients.hpp"
@@ -68,9 +69,11 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   const config::endpoint at{host, a->port()};
   auto wrong = node_settings("intruder", {}, "not-the-cluster-secret");
   // One of each intruder before counting: librdmacm and its rsockets keep
-  // a few things (descriptors, a registration) once first used. What the
-  // flood then leaks per connection shows as a difference after it.
+  // a few things (descriptors, a registration; rpoll's wake-up eventfd)
+  // once first used. What the flood then leaks per connection shows as a
+  // difference after it.
   rsocket_close(rsocket_dial(host, a->port()));
+  rsocket_close(rsocket_dial_nonblocking(host, a->port(), 5s));
   { half_open_client once(host, a->port()); }
   { liar once("warm-up", at, settings, false); }
   try {
@@ -121,24 +124,27 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   }
   half_open.clear();
 
-  // 2. An rsocket client that connects and never speaks: the node gives up
-  // at the setup limit and says so in band, so the client's read ends and
-  // its close returns (it ignores the connection manager's disconnect, and
+  // 2. rsocket clients that connect and never speak, one blocking and one
+  // non-blocking (rpoll between reads): the node gives up at the setup
+  // limit and says so in band, so each client's read ends and its close
+  // returns (a v44 rsocket ignores the connection manager's disconnect, and
   // its close would wait forever on a write to a queue pair that is gone).
-  {
-    int fd = rsocket_dial(host, a->port());
-    REQUIRE(fd >= 0);
+  auto silent_rsocket = [&](const std::string& kind, int fd) {
+    REQUIRE_MESSAGE(fd >= 0, "the ", kind, " rsocket client could not connect");
     auto greeting = std::make_shared<long>(-1);
     bool done = returns_within(10s, [fd, greeting] {
       *greeting = rsocket_read_to_end(fd);
       rsocket_close(fd);
     });
-    CHECK_MESSAGE(done, "the rsocket client still waits 10 s after connecting");
+    CHECK_MESSAGE(done, "the ", kind, " rsocket client still waits 10 s after connecting");
     if (done) {
-      MESSAGE("the rsocket client read ", *greeting, " bytes (our greeting), then the end");
+      MESSAGE("the ", kind, " rsocket client read ", *greeting,
+              " bytes (our greeting), then the end");
       CHECK(*greeting > 0);
     }
-  }
+  };
+  silent_rsocket("blocking", rsocket_dial(host, a->port()));
+  silent_rsocket("non-blocking", rsocket_dial_nonblocking(host, a->port(), 5s));
 
   // An rsocket client that answers our greeting with garbage: the node
   // refuses it at once and says so in band too, long before the setup
@@ -188,15 +194,24 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   // 4. Meanwhile, for 3 s: connect-and-leave, garbage, and handshakes with
   // a wrong secret, from two threads.
   std::atomic<int> refused_handshakes{0}, rounds{0}, garbage_closed{0}, garbage_sent{0},
-      stuck_rsockets{0};
+      stuck_rsockets{0}, rsockets_connected{0}, rsockets_cut_off{0};
   auto port = a->port();
   auto hammer = [&](unsigned seed) {
     std::mt19937 rng(seed);
     for (auto end = clock_type::now() + 3s; clock_type::now() < end; ++rounds) {
       switch (rng() % 3) {
         case 0:
-          stuck_rsockets +=
-              !returns_within(5s, [host, port] { rsocket_close(rsocket_dial(host, port)); });
+          // Either connected, or closed mid-connect as a non-blocking
+          // client may: the node must let go of both.
+          if (rng() % 2) {
+            stuck_rsockets +=
+                !returns_within(5s, [host, port] { rsocket_close(rsocket_dial(host, port)); });
+            ++rsockets_connected;
+          } else {
+            stuck_rsockets += !returns_within(
+                5s, [host, port] { rsocket_close(rsocket_start_dial(host, port)); });
+            ++rsockets_cut_off;
+          }
           break;
         case 1: {
           std::unique_ptr<liar> junk;
@@ -232,9 +247,12 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   h2.join();
   MESSAGE(rounds.load(), " hammer rounds; ", refused_handshakes.load(),
           " handshakes with a wrong secret, all refused; garbage closed by the node: ",
-          garbage_closed.load(), " of ", garbage_sent.load());
+          garbage_closed.load(), " of ", garbage_sent.load(),
+          "; rsockets closed once connected: ", rsockets_connected.load(),
+          ", closed mid-connect: ", rsockets_cut_off.load());
   CHECK(refused_handshakes.load() > 0);
-  CHECK_MESSAGE(stuck_rsockets.load() == 0, stuck_rsockets.load(),
+  CHECK_MESSAGE(stuck_rsockets.load() == 0, stuck_rsockets.load(), " of ",
+                rsockets_connected.load() + rsockets_cut_off.load(),
                 " rsocket clients did not get through connecting and closing within 5 s");
   CHECK(garbage_closed.load() == garbage_sent.load());
 
