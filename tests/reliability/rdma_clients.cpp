@@ -44,14 +44,16 @@ int next_event(rdma_event_channel* ch, int ms) {
   return type;
 }
 
-}  // namespace
-
-int rsocket_dial(const std::string& host, std::uint16_t port) {
+// An rsocket connecting to host:port, blocking or not: once rconnect has
+// returned (connected, or for a non-blocking one under way), or -1.
+int open_rsocket(const std::string& host, std::uint16_t port, bool nonblocking) {
   addrinfo* ai = resolve(host, port);
   if (!ai)
     return -1;
   int fd = rsocket(ai->ai_family, SOCK_STREAM, 0);
-  if (fd >= 0 && rconnect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+  if (fd >= 0 && ((nonblocking && rfcntl(fd, F_SETFL, O_NONBLOCK) != 0) ||
+                  (rconnect(fd, ai->ai_addr, ai->ai_addrlen) != 0 &&
+                   !(nonblocking && errno == EINPROGRESS)))) {
     rclose(fd);
     fd = -1;
   }
@@ -59,18 +61,14 @@ int rsocket_dial(const std::string& host, std::uint16_t port) {
   return fd;
 }
 
+}  // namespace
+
+int rsocket_dial(const std::string& host, std::uint16_t port) {
+  return open_rsocket(host, port, false);
+}
+
 int rsocket_start_dial(const std::string& host, std::uint16_t port) {
-  addrinfo* ai = resolve(host, port);
-  if (!ai)
-    return -1;
-  int fd = rsocket(ai->ai_family, SOCK_STREAM, 0);
-  if (fd >= 0 && (rfcntl(fd, F_SETFL, O_NONBLOCK) != 0 ||
-                  (rconnect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS))) {
-    rclose(fd);
-    fd = -1;
-  }
-  ::freeaddrinfo(ai);
-  return fd;
+  return open_rsocket(host, port, true);
 }
 
 int rsocket_dial_nonblocking(const std::string& host, std::uint16_t port,
