@@ -1,3 +1,4 @@
+#include <riomesh/config/text.hpp>
 #include <riomesh/log.hpp>
 
 #include <atomic>
@@ -19,7 +20,10 @@ bool enabled(config::log_level level) {
 void write(config::log_level level, const std::string& node, const std::string& text) {
   if (!enabled(level))
     return;
-  std::string line = "riomesh[" + node + "] " + config::to_string(level) + ": " + text + "\n";
+  // Escaped whole: peers' names and reasons are in the text, and a log
+  // line must stay one line of plain characters whatever they hold.
+  std::string line = "riomesh[" + config::printable(node) + "] " + config::to_string(level) +
+                     ": " + config::printable(text) + "\n";
   // One fwrite: stdio locks the stream for the call.
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

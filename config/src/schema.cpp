@@ -1,6 +1,7 @@
 #include "schema.hpp"
 
 #include <riomesh/config/address.hpp>
+#include <riomesh/config/text.hpp>
 #include <riomesh/config/units.hpp>
 
 #include <fstream>
@@ -151,15 +152,6 @@ field choice_field(std::string key, slot<S, Enum> at, const names<Enum>& table) 
   return {key, false,
           [=, &table](const value_ref& v, settings& s) { read_choice(v, table, at(s)); },
           [=](const settings& s) { return YAML::Node(to_string(at(s))); }};
-}
-
-bool is_name(const std::string& text) {
-  if (text.empty() || text.size() > 64 || !std::isalnum(static_cast<unsigned char>(text[0])))
-    return false;
-  for (char c : text)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
-      return false;
-  return true;
 }
 
 field name_field(std::string key, slot<node_settings, std::string> at, bool required) {
@@ -341,6 +333,7 @@ std::vector<section> make_schema() {
         size_field("arena", ch(&C::arena), MiB, 2 * GiB, "an iomap entry's length is 32 bits"),
         count_field("max_pending", ch(&C::max_pending), 1, 1u << 20),
         size_field("max_streamed", ch(&C::max_streamed), 0, 1024 * GiB),
+        count_field("max_streams", ch(&C::max_streams), 1, 256),
         duration_field("keepalive", ch(&C::keepalive), 0ns, std::chrono::hours(1)),
         duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1))}},
       {"runtime",
@@ -380,10 +373,8 @@ bool read_name(const value_ref& v, std::string& out) {
   std::string text;
   if (!v.scalar(text, "a name"))
     return false;
-  if (!is_name(text)) {
-    v.fail("'" + text +
-           "' is not a valid name: 1 to 64 letters, digits, '-', '_' or '.', "
-           "starting with a letter or digit");
+  if (!is_node_name(text)) {
+    v.fail("'" + text + "' is not a valid name: " + node_name_rule);
     return false;
   }
   out = text;

@@ -49,6 +49,7 @@ actors::directory_params directory_params_of(const config::settings& s) {
   c.arena_size = s.channel.arena;
   c.max_pending = s.channel.max_pending;
   c.max_streamed = s.channel.max_streamed;
+  c.max_streams = s.channel.max_streams;
   // Inline bodies hold everything below the threshold, and a little more.
   c.max_body = static_cast<std::uint32_t>(
       std::max<std::uint64_t>(1u << 20, 2 * s.channel.eager_threshold + (64u << 10)));

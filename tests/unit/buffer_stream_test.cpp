@@ -51,7 +51,7 @@ TEST_CASE("buffer stream: a buffer beyond the arena goes in pieces and arrives w
     CHECK(parts[i].placed[0].data() == big.data() + i * 1024);  // slices: no copy to send
   }
   CHECK(parts.back().placed[1].size() == 10'000 - 9 * 1024);
-  stream_assembly a(1 << 20);
+  stream_assembly a({1 << 20, 8});
   auto got = receive(a, parts);
   CHECK(a.idle());
   REQUIRE(got.size() == 2);
@@ -81,23 +81,25 @@ TEST_CASE("buffer stream: a lying peer is refused with the reason") {
   };
   auto piece = counting(1024);
   {
-    stream_assembly a(1 << 20);
+    stream_assembly a({1 << 20, 8});
     CHECK_FALSE(a.add_piece(piece_env(0, 1ull << 40), piece, error));
-    CHECK(error == "a streamed buffer of 1099511627776 bytes (at most 1048576)");
+    CHECK(error ==
+          "a streamed buffer of 1099511627776 bytes, with 0 already in assembly (at "
+          "most 1048576 at once: channel.max_streamed)");
   }
   {
-    stream_assembly a(1 << 20);
+    stream_assembly a({1 << 20, 8});
     CHECK_FALSE(a.add_piece(piece_env(0, 1024), piece, error));  // fills it: no tail left
     CHECK(error.find("overruns") != std::string::npos);
   }
   {
-    stream_assembly a(1 << 20);
+    stream_assembly a({1 << 20, 8});
     REQUIRE(a.add_piece(piece_env(0, 4096), piece, error));
     CHECK_FALSE(a.add_piece(piece_env(0, 8192), piece, error));
     CHECK(error == "buffer 0 changed its size mid-stream");
   }
   {
-    stream_assembly a(1 << 20);
+    stream_assembly a({1 << 20, 8});
     REQUIRE(a.add_piece(piece_env(3, 4096), piece, error));
     std::vector<buffer> placed = {counting(10)};
     CHECK_FALSE(a.complete(envelope{}, placed, error));
@@ -105,10 +107,43 @@ TEST_CASE("buffer stream: a lying peer is refused with the reason") {
     CHECK(a.idle());
   }
   {
-    stream_assembly a(1 << 20);
+    stream_assembly a({1 << 20, 8});
     REQUIRE(a.add_piece(piece_env(0, 4096), piece, error));
     std::vector<buffer> placed = {counting(10)};
     CHECK_FALSE(a.complete(envelope{}, placed, error));
     CHECK(error == "buffer 0 ends at 1034 of its 4096 bytes");
+  }
+}
+
+TEST_CASE("buffer stream: what is in assembly at once is bounded by count and bytes") {
+  std::string error;
+  auto piece_env = [](std::uint32_t index, std::uint64_t total) {
+    envelope e;
+    e.kind = envelope_kind::piece;
+    e.buffers = {{0, 64}};
+    for (int i = 0; i < 4; ++i)
+      e.body.push_back(static_cast<unsigned char>(index >> (8 * i)));
+    for (int i = 0; i < 8; ++i)
+      e.body.push_back(static_cast<unsigned char>(total >> (8 * i)));
+    return e;
+  };
+  auto piece = counting(64);
+  {
+    // A new buffer index in every piece: each would hold its whole size.
+    stream_assembly a({1 << 30, 4});
+    for (std::uint32_t i = 0; i < 4; ++i)
+      REQUIRE(a.add_piece(piece_env(i, 1 << 20), piece, error));
+    CHECK_FALSE(a.add_piece(piece_env(4, 1 << 20), piece, error));
+    CHECK(error == "buffer 4: more than 4 buffers streaming at once (channel.max_streams)");
+  }
+  {
+    stream_assembly a({3 << 20, 8});
+    REQUIRE(a.add_piece(piece_env(0, 2 << 20), piece, error));
+    CHECK_FALSE(a.add_piece(piece_env(1, 2 << 20), piece, error));
+    CHECK(error ==
+          "a streamed buffer of 2097152 bytes, with 2097152 already in assembly (at "
+          "most 3145728 at once: channel.max_streamed)");
+    // More pieces of a stream already counted are fine.
+    CHECK(a.add_piece(piece_env(0, 2 << 20), piece, error));
   }
 }

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <random>
 
 using namespace riomesh::actors;
@@ -68,9 +70,15 @@ TEST_CASE("envelope: random envelopes survive any split of the stream") {
     e.sender = rng();
     e.receiver = rng();
     e.request_id = rng();
+    // Up to 8 buffers, each in its own 64 KiB of the 1 MiB arena: the
+    // buffers of one envelope never overlap.
+    std::vector<std::uint64_t> slots(16);
+    for (std::size_t k = 0; k < slots.size(); ++k)
+      slots[k] = k;
+    std::shuffle(slots.begin(), slots.end(), rng);
     for (auto n = rng() % 9; n > 0; --n) {
-      std::uint64_t off = rng() % (1 << 20);
-      e.buffers.push_back({off, 1 + rng() % ((1 << 20) - off)});
+      std::uint64_t off = slots[n] * 65536 + 64 * (rng() % 256);
+      e.buffers.push_back({off, 1 + rng() % 49152});
     }
     e.body.resize(rng() % 4097);
     for (auto& c : e.body)
@@ -150,6 +158,21 @@ TEST_CASE("envelope: a lying peer is refused with the envelope and the reason") 
   bad = good;
   poke64(bad, 48, 0);
   CHECK(decode_error(bad, l) == "envelope 1: buffer 0 (offset 0, length 0): empty");
+  bad = good;  // the second buffer starts inside the first one's granules
+  poke64(bad, 40, 4096);
+  poke64(bad, 48, 100);
+  poke64(bad, 56, 4096 + 64);
+  poke64(bad, 64, 10);
+  CHECK(decode_error(bad, l) ==
+        "envelope 1: buffers 0 (offset 4096, length 100) and 1 (offset "
+        "4160, length 10) overlap");
+  poke64(bad, 56, 4096 + 128);  // the next granule: fine
+  {
+    envelope_decoder d(l);
+    d.feed(bad.data(), bad.size());
+    CHECK_FALSE(d.failed());
+    CHECK(d.next());
+  }
 
   envelope rel;
   rel.kind = envelope_kind::release;

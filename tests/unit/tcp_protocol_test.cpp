@@ -277,7 +277,7 @@ TEST_CASE("hostile frames close the connection, naming peer and frame") {
         "peer 10.0.0.9:4242: frame 2 (KEEPALIVE offset 0x0 length 0): flags or reserved bits set");
   CHECK(after(h + bytes_of(make(frame_kind::iomap, 0, 10, 0))) ==
         "peer 10.0.0.9:4242: frame 2 (IOMAP offset 0xa length 0): map of length 0 at that offset");
-  CHECK(after(h + h) == "peer 10.0.0.9:4242: frame 2 (HELLO offset 0x1 length 0): a second HELLO");
+  CHECK(after(h + h) == "peer 10.0.0.9:4242: frame 2 (HELLO offset 0x2 length 0): a second HELLO");
 }
 
 TEST_CASE("a placement inside the map is written there, and nothing around it") {
@@ -336,4 +336,115 @@ TEST_CASE("tcp parameters come from the node's channel settings") {
   CHECK(p.send_buffer == 4096);
   CHECK(p.max_pending == 7);
   CHECK(p.peer_timeout == c.peer_timeout);
+}
+
+TEST_CASE("a HELLO's flags, reserved bits and map bound are checked") {
+  auto with = [](std::uint8_t flags, std::uint16_t reserved, std::uint32_t maps) {
+    auto f = make(frame_kind::hello, maps, protocol_version, hello_magic);
+    f.flags = flags;
+    f.reserved = reserved;
+    return bytes_of(f);
+  };
+  CHECK(after(with(1, 0, 16)) ==
+        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x2 length 16): flags or reserved bits set");
+  CHECK(after(with(0, 7, 16)) ==
+        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x2 length 16): flags or reserved bits set");
+  CHECK(after(with(0, 0, max_maps + 1)) ==
+        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x2 length 32513): accepts 32513 maps, more "
+        "than the 32512 the protocol allows");
+  CHECK(after(with(0, 0, 16)).empty());
+  auto v1 = make(frame_kind::hello, 0, 1, hello_magic);
+  CHECK(after(bytes_of(v1)) ==
+        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x1 length 0): protocol version 1; only "
+        "version 2 is spoken");
+}
+
+TEST_CASE("a gated protocol holds the peer's maps and placements until authorized") {
+  tcp_params p;
+  p.gated = true;
+  for (auto kind :
+       {frame_kind::iomap, frame_kind::iowrite, frame_kind::iounmap, frame_kind::iounmap_ack}) {
+    CAPTURE(static_cast<int>(kind));
+    tcp_protocol rx(p, "10.0.0.9:4242");
+    auto early = make(kind, kind == frame_kind::iowrite ? 8 : 0, 0x1000,
+                      kind == frame_kind::iomap ? 4096 : 0);
+    const char text[] = "hello";
+    feed(rx, hello() + bytes_of(make(frame_kind::data, sizeof text)) +
+                 std::vector<unsigned char>(text, text + sizeof text) + bytes_of(early) +
+                 bytes_of(make(frame_kind::keepalive)));
+    // The stream bytes before it are there; nothing after it was read.
+    CHECK(rx.peek().second == sizeof text);
+    CHECK(rx.read_target().second == 0);
+    CHECK(rx.frames_received() == 3);
+    CHECK_FALSE(rx.closed());
+    CHECK(rx.held_frame() ==
+          "frame 3 (" + describe(early) + ") came before the session was authenticated");
+  }
+  // Authorized, the held frame is judged like any other.
+  tcp_protocol rx(p, "p");
+  feed(rx, hello() + bytes_of(make(frame_kind::iomap, 0, 0x1000, 4096)));
+  REQUIRE_FALSE(rx.held_frame().empty());
+  rx.authorize();
+  CHECK(rx.held_frame().empty());
+  std::vector<event> ev;
+  rx.take_events(ev);
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == event_kind::peer_iomap);
+  CHECK(rx.read_target().second == header_size);  // reading again
+  // Not gated (a raw socket): maps from the start.
+  tcp_protocol open({}, "p");
+  feed(open, hello() + bytes_of(make(frame_kind::iomap, 0, 0x1000, 4096)));
+  CHECK(open.held_frame().empty());
+  CHECK_FALSE(open.closed());
+}
+
+TEST_CASE("peer maps are bounded by channel.iomap_size, and found by offset quickly") {
+  tcp_params p;
+  p.max_peer_maps = 50000;
+  tcp_protocol rx(p, "p");
+  std::vector<unsigned char> bytes = hello();
+  for (std::uint64_t i = 0; i < 50000; ++i) {
+    auto f = bytes_of(make(frame_kind::iomap, 0, i * 8192, 4096));
+    bytes.insert(bytes.end(), f.begin(), f.end());
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  feed(rx, bytes);
+  auto took = std::chrono::steady_clock::now() - t0;
+  CHECK_FALSE(rx.closed());
+  // Each map checked against every earlier one: over 1e9 comparisons.
+  CHECK(took < std::chrono::milliseconds(400));
+  feed(rx, bytes_of(make(frame_kind::iomap, 0, 50000 * 8192ull, 4096)));
+  CHECK(rx.reason() ==
+        "peer p: frame 50002 (IOMAP offset 0x186a0000 length 0): more than the 50000 maps this "
+        "node accepts (channel.iomap_size)");
+  tcp_protocol ry({}, "p");
+  feed(ry, hello() + bytes_of(make(frame_kind::iomap, 0, 0x1000, 4096)) +
+               bytes_of(make(frame_kind::iomap, 0, 0x1fff, 1)));
+  CHECK(ry.reason() ==
+        "peer p: frame 3 (IOMAP offset 0x1fff length 0): map overlaps an earlier one");
+}
+
+TEST_CASE("our maps stop at the bound the peer's HELLO gave") {
+  tcp_params two;
+  two.max_peer_maps = 2;
+  tcp_protocol a({}, "a"), b(two, "b");
+  pump(b, a);  // b's HELLO: it accepts 2 maps from a
+  std::vector<unsigned char> r(300);
+  CHECK(a.map(r.data(), 100, 0).st == status::ok);
+  CHECK(a.map(r.data() + 100, 100, 100).st == status::ok);
+  CHECK(a.map(r.data() + 200, 100, 200).st == status::no_space);
+  pump(a, b);
+  CHECK_FALSE(b.closed());
+}
+
+TEST_CASE("a peer that unmaps without reading our acknowledgements is cut off") {
+  tcp_params p;
+  p.max_peer_maps = 4;
+  tcp_protocol rx(p, "p");
+  std::vector<unsigned char> bytes = hello();
+  for (int i = 0; i < 100; ++i)
+    bytes = bytes + bytes_of(make(frame_kind::iomap, 0, 0x1000, 4096)) +
+            bytes_of(make(frame_kind::iounmap, 0, 0x1000));
+  feed(rx, bytes);  // nobody drains rx's output
+  CHECK(rx.reason() == "peer p: it does not read: 72 acknowledgements wait for it");
 }

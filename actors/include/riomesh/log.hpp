@@ -1,5 +1,6 @@
 // One line per event on stderr, by level: "riomesh[node] warn: text". Lines
-// from different threads never interleave.
+// from different threads never interleave, and control characters in the
+// text (a peer's name, say) are printed escaped (config::printable).
 #pragma once
 
 #include <riomesh/config/settings.hpp>

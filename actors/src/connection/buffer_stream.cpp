@@ -39,11 +39,20 @@ bool stream_assembly::add_piece(const envelope& e, const buffer& piece, std::str
   auto total = wire::load_le<std::uint64_t>(e.body.data() + 4);
   auto& s = streams_[index];
   if (s.whole.empty()) {
-    if (total > max_total_ || total == 0) {
-      error = "a streamed buffer of " + std::to_string(total) + " bytes (at most " +
-              std::to_string(max_total_) + ")";
+    if (total == 0 || total > limits_.bytes - declared_) {
+      error = "a streamed buffer of " + std::to_string(total) + " bytes, with " +
+              std::to_string(declared_) + " already in assembly (at most " +
+              std::to_string(limits_.bytes) + " at once: channel.max_streamed)";
+      streams_.erase(index);
       return false;
     }
+    if (streams_.size() > limits_.streams) {
+      error = "buffer " + std::to_string(index) + ": more than " + std::to_string(limits_.streams) +
+              " buffers streaming at once (channel.max_streams)";
+      streams_.erase(index);
+      return false;
+    }
+    declared_ += total;
     s.whole = buffer::heap(total);
   } else if (s.whole.size() != total) {
     error = "buffer " + std::to_string(index) + " changed its size mid-stream";
@@ -67,6 +76,7 @@ bool stream_assembly::complete(const envelope& e, std::vector<buffer>& placed, s
       error = "buffer " + std::to_string(index) + " was streamed, but the " + to_string(e.kind) +
               " has " + std::to_string(placed.size()) + " buffers";
       streams_.clear();
+      declared_ = 0;
       return false;
     }
     auto& tail = placed[index];
@@ -75,6 +85,7 @@ bool stream_assembly::complete(const envelope& e, std::vector<buffer>& placed, s
               std::to_string(s.filled + tail.size()) + " of its " + std::to_string(s.whole.size()) +
               " bytes";
       streams_.clear();
+      declared_ = 0;
       return false;
     }
     std::memcpy(s.whole.data() + s.filled, tail.data(), tail.size());
@@ -82,6 +93,7 @@ bool stream_assembly::complete(const envelope& e, std::vector<buffer>& placed, s
     tail = std::move(s.whole);  // the arena view drops: its space goes back
   }
   streams_.clear();
+  declared_ = 0;
   return true;
 }
 

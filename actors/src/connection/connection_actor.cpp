@@ -109,6 +109,7 @@ void become_connected(self_ptr self) {
   connection_core::settings s;
   s.max_pending = st.params.max_pending;
   s.max_streamed = st.params.max_streamed;
+  s.max_streams = st.params.max_streams;
   s.inbound.arena_size = st.params.arena_size;
   s.inbound.max_body = st.params.max_body;
   s.inbound.max_buffers = st.params.max_buffers;
@@ -137,7 +138,8 @@ void pump(self_ptr self) {
     return;
   st.ch->progress();
   if (st.leaving) {
-    if (st.ch->closed() || connection_core::clock::now() >= st.leave_by)
+    bool told = st.ch->closed() || (!st.ch->awaits_peer_on_close() && st.ch->drained());
+    if (told || connection_core::clock::now() >= st.leave_by)
       return close(self, *st.leaving);
     st.ch->arm();
     st.loop->rearm(st.ch->wait_fd(), st.ch->wants_write());
@@ -248,6 +250,12 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         auto c = st.core ? st.core->stats() : connection_core::counters{};
         c.queue_depth += st.early.size();
         return c;
+      },
+      [=](stop_atom, std::string& why) {
+        // Closed before its session: the node needs the room.
+        auto& st = self->state;
+        if (!st.core)
+          leave(self, "peer " + st.ch->peer() + ": " + why);
       },
       [=](stop_atom) -> caf::result<bool> {
         auto& st = self->state;

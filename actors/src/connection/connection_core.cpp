@@ -54,16 +54,18 @@ connection_core::submit_status connection_core::submit(outbound_message&& m) {
     return submit_status::closed;
   if (m.env.body.size() > settings_.peer_max_body || m.placed.size() > settings_.peer_max_buffers)
     return submit_status::too_large;
-  bool streams = false;
+  std::uint64_t streamed = 0;
+  std::uint32_t streams = 0;
   for (const auto& b : m.placed)
     if (b.size() > settings_.peer_arena_size) {
-      if (b.size() > settings_.max_streamed)
-        return submit_status::too_large;
-      streams = true;
+      streamed += b.size();
+      ++streams;
     }
+  if (streamed > settings_.max_streamed || streams > settings_.max_streams)
+    return submit_status::too_large;
   if (queue_.size() >= settings_.max_pending)
     return submit_status::congested;
-  if (!streams) {
+  if (streams == 0) {
     queue_.push_back(std::move(m));
     return submit_status::queued;
   }
@@ -286,7 +288,8 @@ void connection_core::deliver(envelope&& e) {
     return;
   }
   if (!streams_)
-    streams_ = std::make_unique<stream_assembly>(settings_.max_streamed);
+    streams_ = std::make_unique<stream_assembly>(
+        stream_assembly::limits{settings_.max_streamed, settings_.max_streams});
   inbound_message m;
   auto shared = released_;
   auto owner = settings_.arena_owner;

@@ -115,6 +115,17 @@ bool session_setup::pump() {
     moved = flush() || moved;
   if (!failed() && !established() && ch_.closed())
     fail("the peer ended the connection during setup: " + ch_.reason());
+  // Everything the peer streamed is read, its terms are not among it, and
+  // it sent a map or placement: no node does that before its session.
+  if (!failed() && !peer_terms_ && ch_.peek().second == 0)
+    if (auto held = ch_.held_frame(); !held.empty()) {
+      fail(held);
+      return true;
+    }
+  if (established() && !authorized_) {
+    authorized_ = true;
+    ch_.authorize();
+  }
   return moved;
 }
 

@@ -58,6 +58,36 @@ bool envelope_decoder::check_header() {
   return true;
 }
 
+// Two buffers of one envelope sharing arena space: the receiver would hand
+// the application one buffer's bytes inside another's, and later give the
+// space back twice. Allocations are whole granules, so compare those.
+bool envelope_decoder::check_overlaps() {
+  const auto& b = current_.buffers;
+  if (b.size() < 2)
+    return true;
+  std::vector<std::size_t> order(b.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return b[x].offset < b[y].offset; });
+  auto granule = [](std::uint64_t n) {
+    return (n + wire_envelope::granule - 1) / wire_envelope::granule * wire_envelope::granule;
+  };
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const auto& lo = b[order[k - 1]];
+    const auto& hi = b[order[k]];
+    if (lo.offset + granule(lo.length) > hi.offset) {
+      auto i = std::min(order[k - 1], order[k]), j = std::max(order[k - 1], order[k]);
+      auto at = [&](std::size_t n) {
+        return std::to_string(n) + " (offset " + std::to_string(b[n].offset) + ", length " +
+               std::to_string(b[n].length) + ")";
+      };
+      return fail("buffers " + at(i) + " and " + at(j) + " overlap");
+    }
+  }
+  return true;
+}
+
 bool envelope_decoder::check_descriptor(const arena_ref& r, std::size_t index) {
   auto where = "buffer " + std::to_string(index) + " (offset " + std::to_string(r.offset) +
                ", length " + std::to_string(r.length) + "): ";
@@ -95,6 +125,8 @@ std::size_t envelope_decoder::feed(const unsigned char* p, std::size_t n) {
           break;
         current_.buffers.push_back(r);
         --buffers_left_;
+        if (buffers_left_ == 0 && !check_overlaps())
+          break;
       }
       stage_ = buffers_left_ > 0 ? stage::descriptors : stage::body;
     } else {

@@ -1,6 +1,7 @@
 #include <riomesh/actors/handshake/handshake.hpp>
 
 #include <riomesh/channels/wire/byte_order.hpp>
+#include <riomesh/config/text.hpp>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -70,13 +71,19 @@ std::size_t handshake::feed(const unsigned char* p, std::size_t n) {
       in_.clear();
       stage_ = stage::hello_name;
       need_ = name_len;
-      if (name_len == 0 || name_len > 255) {
+      if (name_len == 0 || name_len > 64) {
         refuse("bad node name length " + std::to_string(name_len));
         break;
       }
     } else if (stage_ == stage::hello_name) {
-      peer_name_.assign(in_.begin(), in_.end());
+      std::string name(in_.begin(), in_.end());
       in_.clear();
+      if (!config::is_node_name(name)) {
+        refuse("node name '" + config::printable(name) + "' is not valid: " +
+               config::node_name_rule);
+        break;
+      }
+      peer_name_ = std::move(name);
       on_hello();
     } else {
       on_proof();

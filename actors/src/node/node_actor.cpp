@@ -30,6 +30,10 @@ struct node_state {
     std::string peer;  // expected (dialed) or learned (connected)
     bool dialed = false;
     bool up = false;
+    // Accepted links in setup: where from, and in which order they came.
+    std::string from;
+    std::uint64_t accepted = 0;
+    bool evicted = false;  // told to go; no longer counts as in setup
   };
 
   node_params params;
@@ -48,7 +52,8 @@ struct node_state {
   bool timer_set = false;
   bool stopping = false;      // draining: no dials, no new connections
   std::size_t in_setup = 0;   // accepted links not up yet
-  std::uint64_t refused = 0;  // turned away at once: too many in setup
+  std::uint64_t accepts = 0;  // accepted so far, for their order
+  std::uint64_t evicted = 0;  // in setup, made room for newer ones (this flood)
 
   ~node_state() {
     if (listener)
@@ -67,38 +72,81 @@ connection_params connection_for(const node_params& p) {
   return c;
 }
 
+// "10.0.0.1" of "10.0.0.1:4242", "::1" of "[::1]:4242".
+std::string host_of(const std::string& peer) {
+  auto colon = peer.rfind(':');
+  auto host = colon == std::string::npos ? peer : peer.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return host;
+}
+
 void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::string& expected,
            bool dialed) {
   auto& st = self->state;
+  auto from = dialed ? std::string{} : host_of(ch->peer());
   auto conn = spawn_connection(self->system(), std::move(ch), *st.loop, connection_for(st.params),
                                caf::actor_cast<caf::actor>(self));
-  st.links[conn.address()] = node_state::link{conn, expected, dialed, false};
-  if (!dialed)
+  node_state::link l;
+  l.conn = conn;
+  l.peer = expected;
+  l.dialed = dialed;
+  if (!dialed) {
     ++st.in_setup;
+    l.from = std::move(from);
+    l.accepted = ++st.accepts;
+  }
+  st.links[conn.address()] = std::move(l);
 }
 
-// An accepted link leaves setup: up, or gone.
+bool in_setup(const node_state::link& l) {
+  return !l.dialed && !l.up && !l.evicted;
+}
+
+// An accepted link leaves setup: up, evicted, or gone.
 void setup_ended(self_ptr self, const node_state::link& l) {
   auto& st = self->state;
-  if (!l.dialed && !l.up && st.in_setup > 0)
+  if (in_setup(l) && st.in_setup > 0)
     --st.in_setup;
-  if (st.refused > 0 && st.in_setup < st.params.max_in_setup / 2) {
+  if (st.evicted > 0 && st.in_setup < st.params.max_in_setup / 4) {
     logging::warn(st.params.connection.node_name,
-                  "accepting connections again; refused " + std::to_string(st.refused));
-    st.refused = 0;
+                  "the flood of connections is over: " + std::to_string(st.evicted) +
+                      " that did not set up their session in time were closed for newer ones");
+    st.evicted = 0;
   }
 }
 
-// Too many accepted connections are still setting up: turn the next
-// request away before it costs a queue pair and an actor.
-void refuse_one(self_ptr self, const std::string& peer) {
+// Room for a new connection from `host`: when that address holds half the
+// setup slots, or all slots are taken, the oldest connection still setting
+// up (of that address first) goes. A client that completes its handshake
+// promptly gets in whatever holds the rest; one that never does is pushed
+// out by the next arrivals instead of locking them out.
+void make_room(self_ptr self, const std::string& host) {
   auto& st = self->state;
+  std::size_t from_host = 0;
+  for (auto& [addr, l] : st.links)
+    from_host += in_setup(l) && l.from == host;
+  bool host_full = from_host >= std::max<std::size_t>(1, st.params.max_in_setup / 2);
+  if (!host_full && st.in_setup < st.params.max_in_setup)
+    return;
+  node_state::link* oldest = nullptr;
+  for (auto& [addr, l] : st.links)
+    if (in_setup(l) && (!host_full || l.from == host) && (!oldest || l.accepted < oldest->accepted))
+      oldest = &l;
+  if (!oldest)
+    return;
+  setup_ended(self, *oldest);
+  oldest->evicted = true;
   // Said once per flood, not once per connection.
-  if (st.refused++ == 0)
-    logging::warn(
-        st.params.connection.node_name,
-        "refusing connections: " + std::to_string(st.in_setup) +
-            " accepted ones are still setting up their session (the first refused: " + peer + ")");
+  if (st.evicted++ == 0)
+    logging::warn(st.params.connection.node_name,
+                  "too many connections setting up their session (" +
+                      std::to_string(st.in_setup + 1) + ", " + std::to_string(from_host) +
+                      " from " + host + "): closing the oldest ones to let new ones in");
+  self->send(oldest->conn, stop_atom::value,
+             "closed for a newer connection: " + std::to_string(st.params.max_in_setup) +
+                 " were setting up their session (" + host + " had " + std::to_string(from_host) +
+                 ")");
 }
 
 void schedule_redial(self_ptr self) {
@@ -319,12 +367,10 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
       [=](accept_atom) {
         auto& st = self->state;
         for (;;) {
-          if (st.stopping || st.in_setup >= st.params.max_in_setup) {
+          if (st.stopping) {
             std::string peer;
             if (!st.listener->refuse(peer))
               break;
-            if (!st.stopping)
-              refuse_one(self, peer);
             continue;
           }
           std::string error;
@@ -332,6 +378,7 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
               st.listener->accept(std::chrono::milliseconds(0), error);
           if (!ch)
             break;
+          make_room(self, host_of(ch->peer()));
           adopt(self, std::move(ch), "", false);
         }
         st.loop->rearm(st.listener->fd());

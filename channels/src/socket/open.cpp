@@ -33,6 +33,12 @@ verbs::rdma_params rdma_params_of(const channel_options& opt) {
   return p;
 }
 
+tcp::tcp_params tcp_params_of(const channel_options& opt) {
+  auto p = tcp::tcp_params::from(opt.settings);
+  p.gated = opt.gated;
+  return p;
+}
+
 tcp::socket_options socket_options_of(const channel_options& opt) {
   tcp::socket_options s;
   s.send_buffer = static_cast<int>(opt.settings.send_buffer);
@@ -71,7 +77,7 @@ class tcp_listener final : public listener {
       error = s.error.empty() ? "the connection request went away" : s.error;
       return nullptr;
     }
-    return std::make_unique<tcp::tcp_channel>(s.fd, s.peer, tcp::tcp_params::from(opt_.settings));
+    return std::make_unique<tcp::tcp_channel>(s.fd, s.peer, tcp_params_of(opt_));
   }
   bool refuse(std::string& peer) override {
     pollfd p{fd_, POLLIN, 0};
@@ -97,6 +103,7 @@ channel_options channel_options::from(const config::settings& s) {
   o.fabric = s.node.fabric;
   o.device = s.node.device;
   o.settings = s.channel;
+  o.gated = true;
   return o;
 }
 
@@ -107,7 +114,7 @@ std::unique_ptr<channel> connect(const config::endpoint& to, const channel_optio
     return nullptr;
   if (fabric == config::fabric_kind::verbs)
     return verbs::rdma_channel::connect(to, rdma_params_of(opt), error);
-  return tcp::tcp_channel::connect(to, tcp::tcp_params::from(opt.settings), socket_options_of(opt),
+  return tcp::tcp_channel::connect(to, tcp_params_of(opt), socket_options_of(opt),
                                    error);
 }
 

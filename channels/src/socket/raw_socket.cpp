@@ -43,8 +43,11 @@ bool raw_socket::take_events() {
 unsigned raw_socket::ready(unsigned interest) {
   unsigned r = 0;
   if (ch_->closed())
-    r |= poll_closed;
-  if ((interest & poll_in) && ch_->peek().second > 0)
+    r |= poll_closed | (ch_->failed() ? poll_err : poll_hup);
+  // Readable as a socket is: bytes wait, or a read would return at once
+  // (end of stream after the peer's shutdown, or the connection's end).
+  if ((interest & poll_in) &&
+      (ch_->peek().second > 0 || ch_->recv(nullptr, 0).st != status::would_block))
     r |= poll_in;
   if ((interest & poll_out) && writable_ && !ch_->closed())
     r |= poll_out;
@@ -52,9 +55,11 @@ unsigned raw_socket::ready(unsigned interest) {
 }
 
 bool raw_socket::wait(const std::function<bool()>& done) {
+  // A connection that ends ends every wait: what the call waited for (a
+  // completion, room, bytes) will not come, and the caller learns why.
   auto check = [&] {
     take_events();
-    return done();
+    return done() || ch_->closed();
   };
   if (!blocking_)
     return retry_once(done);
@@ -67,11 +72,11 @@ bool raw_socket::wait(const std::function<bool()>& done) {
 bool raw_socket::retry_once(const std::function<bool()>& done) {
   ch_->busy_poll();
   take_events();
-  if (done())
+  if (done() || ch_->closed())
     return true;
   ch_->arm();
   take_events();
-  return done();
+  return done() || ch_->closed();
 }
 
 io_result raw_socket::send(const void* data, std::size_t length) {
@@ -152,8 +157,10 @@ io_result raw_socket::riowrite(const void* data, std::size_t length, std::uint64
     wait(step);
   if (total.bytes == length && done(token))
     total.st = status::ok;
+  else if (ch_->closed())
+    total.st = status::closed;  // its writes may not have landed
   else if (total.st == status::ok)
-    total.st = ch_->closed() ? status::closed : status::would_block;
+    total.st = status::would_block;
   return total;
 }
 

@@ -136,6 +136,12 @@ status tcp_channel::shutdown(shutdown_how how) {
   return st;
 }
 
+void tcp_channel::authorize() {
+  proto_.authorize();
+  read_some();  // reading stopped at the held frame
+  flush();
+}
+
 void tcp_channel::keepalive() {
   proto_.keepalive();
   flush();

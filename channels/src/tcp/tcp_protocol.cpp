@@ -8,9 +8,14 @@
 namespace riomesh::channels::tcp {
 
 tcp_protocol::tcp_protocol(const tcp_params& p, std::string peer)
-    : params_(p), peer_(std::move(peer)), ring_(p.recv_ring), scratch_(64 * 1024) {
+    : params_(p),
+      peer_(std::move(peer)),
+      // Gated: a small ring until authorized. The handshake needs little,
+      // and a flood of connections that never authenticate costs little.
+      ring_(p.gated ? std::min<std::size_t>(p.recv_ring, setup_ring) : p.recv_ring) {
   frame hello;
   hello.kind = frame_kind::hello;
+  hello.length = p.max_peer_maps;
   hello.offset = protocol_version;
   hello.extra = hello_magic;
   queue(hello);
@@ -69,12 +74,42 @@ void tcp_protocol::detach() {
   }
 }
 
-const tcp_protocol::region* tcp_protocol::find(const std::vector<region>& set, std::uint64_t at,
-                                               std::uint64_t n) const {
-  for (const auto& r : set)
-    if (r.holds(at, n))
-      return &r;
-  return nullptr;
+bool tcp_protocol::queue_control(const frame& f) {
+  // At most one acknowledgement per map the peer may hold, and some slack:
+  // an honest peer reads them as fast as it unmaps.
+  std::size_t limit = std::size_t{params_.max_peer_maps} * 2 + 64;
+  if (control_queued_ >= limit) {
+    close(phase::failed, "peer " + peer_ + ": it does not read: " + std::to_string(limit) +
+                             " acknowledgements wait for it");
+    return false;
+  }
+  ++control_queued_;
+  queue(f);
+  return true;
+}
+
+void tcp_protocol::authorize() {
+  if (authorized_)
+    return;
+  authorized_ = true;
+  grow_ring();
+  if (rstate_ != rstate::held)
+    return;
+  held_.clear();
+  rstate_ = rstate::header;
+  process_frame(current_);
+}
+
+void tcp_protocol::grow_ring() {
+  if (ring_.size() >= params_.recv_ring)
+    return;
+  // Unread bytes keep their order, from the start of the new ring.
+  std::vector<unsigned char> bigger(params_.recv_ring);
+  std::size_t first = std::min(ring_used_, ring_.size() - ring_head_);
+  std::copy_n(ring_.begin() + ring_head_, first, bigger.begin());
+  std::copy_n(ring_.begin(), ring_used_ - first, bigger.begin() + first);
+  ring_ = std::move(bigger);
+  ring_head_ = 0;
 }
 
 map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
@@ -83,11 +118,15 @@ map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::
   std::uint64_t at = offset.value_or(reinterpret_cast<std::uint64_t>(base));
   if (length == 0 || at > std::numeric_limits<std::uint64_t>::max() - length)
     return {status::invalid};
-  for (const auto* set : {&local_maps_, &withdrawn_})
-    for (const auto& r : *set)
-      if (r.overlaps(at, length))
-        return {status::invalid};
-  local_maps_.push_back({at, length, static_cast<unsigned char*>(base)});
+  if (withdrawn_.overlaps(at, length))
+    return {status::invalid};
+  // As many as the peer said it takes (until its HELLO is in, we trust our
+  // own bound: an honest peer configured alike says the same).
+  auto most = hello_seen_ ? peer_accepts_maps_ : params_.max_peer_maps;
+  if (local_maps_.size() >= most)
+    return {status::no_space};
+  if (!local_maps_.add({at, length, static_cast<unsigned char*>(base)}))
+    return {status::invalid};
   frame f;
   f.kind = frame_kind::iomap;
   f.offset = at;
@@ -97,17 +136,15 @@ map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::
 }
 
 status tcp_protocol::unmap(std::uint64_t offset) {
-  auto it = std::find_if(local_maps_.begin(), local_maps_.end(),
-                         [&](const region& r) { return r.offset == offset; });
-  if (it == local_maps_.end())
+  region gone;
+  if (!local_maps_.remove(offset, &gone))
     return status::invalid;
   // Until the peer acknowledges, its iowrites already on the way are read
   // and dropped; the memory itself is the caller's again at once, even
   // for the rest of a payload that was being placed into it.
-  if (rstate_ == rstate::place && place_at_ >= it->base && place_at_ < it->base + it->length)
+  if (rstate_ == rstate::place && place_at_ >= gone.base && place_at_ < gone.base + gone.length)
     rstate_ = rstate::discard;
-  withdrawn_.push_back({it->offset, it->length, nullptr});
-  local_maps_.erase(it);
+  withdrawn_.add({gone.offset, gone.length, nullptr});
   if (!closed()) {
     frame f;
     f.kind = frame_kind::iounmap;
@@ -130,7 +167,7 @@ io_result tcp_protocol::iowrite(const void* source, std::size_t length, std::uin
   status stopped = status::ok;
   while (done < length) {
     std::uint64_t at = offset + done;
-    const region* m = find(peer_maps_, at, 1);
+    const region* m = peer_maps_.holding(at, 1);
     if (!m) {
       stopped = status::no_mapping;
       break;
@@ -186,6 +223,7 @@ tcp_params tcp_params::from(const config::channel_settings& c) {
   p.recv_ring = c.recv_buffer;
   p.send_buffer = c.send_buffer;
   p.max_pending = c.max_pending;
+  p.max_peer_maps = c.iomap_size;
   p.keepalive = c.keepalive;
   p.peer_timeout = c.peer_timeout;
   return p;
@@ -248,6 +286,8 @@ void tcp_protocol::on_written(std::size_t n) {
       emit({event_kind::iowrite_done, o.token, o.token_bytes, 0});
     if (o.kind == frame_kind::shutdown)
       shutdown_sent_ = true;
+    if (o.kind == frame_kind::iounmap_ack)
+      --control_queued_;
     out_.pop_front();
   }
   if (want_writable_ && owned_bytes_ < params_.send_buffer && out_.size() < params_.max_pending &&

@@ -24,7 +24,11 @@ std::pair<unsigned char*, std::size_t> tcp_protocol::read_target() {
     }
     case rstate::place:
       return {place_at_, payload_left_};
+    case rstate::held:
+      return {nullptr, 0};  // until authorize()
     default:
+      if (scratch_.empty())
+        scratch_.resize(64 * 1024);  // only a peer writing into a withdrawn map needs it
       return {scratch_.data(), std::min(scratch_.size(), payload_left_)};
   }
 }
@@ -92,22 +96,45 @@ void tcp_protocol::protocol_error(const frame& f, const std::string& what) {
                            describe(f) + "): " + what);
 }
 
+void tcp_protocol::on_hello(const frame& f) {
+  if (f.kind != frame_kind::hello || f.extra != hello_magic)
+    return protocol_error(f, "not a riomesh tcp peer (no HELLO)");
+  if (f.offset != protocol_version)
+    return protocol_error(f, "protocol version " + std::to_string(f.offset) + "; only version " +
+                                 std::to_string(protocol_version) + " is spoken");
+  if (f.flags != 0 || f.reserved != 0)
+    return protocol_error(f, "flags or reserved bits set");
+  // A HELLO's length is the number of maps its sender accepts from us.
+  if (f.length > max_maps)
+    return protocol_error(f, "accepts " + std::to_string(f.length) + " maps, more than the " +
+                                 std::to_string(max_maps) + " the protocol allows");
+  peer_accepts_maps_ = f.length;
+  hello_seen_ = true;
+}
+
 void tcp_protocol::process_header() {
   ++frames_in_;
   frame f = decode(header_);
   current_ = f;
   header_got_ = 0;
-  if (!hello_seen_) {
-    if (f.kind != frame_kind::hello || f.extra != hello_magic)
-      return protocol_error(f, "not a riomesh tcp peer (no HELLO)");
-    if (f.offset != protocol_version)
-      return protocol_error(
-          f, "protocol version " + std::to_string(f.offset) + "; only version 1 is spoken");
-    hello_seen_ = true;
-    return;
-  }
+  if (!hello_seen_)
+    return on_hello(f);
   if (f.flags != 0 || f.reserved != 0)
     return protocol_error(f, "flags or reserved bits set");
+  bool placement = f.kind == frame_kind::iowrite || f.kind == frame_kind::iomap ||
+                   f.kind == frame_kind::iounmap || f.kind == frame_kind::iounmap_ack;
+  if (placement && params_.gated && !authorized_) {
+    // Held, not judged: an honest peer's handshake bytes are all in the
+    // ring before its first map, and the session decides what this means.
+    rstate_ = rstate::held;
+    held_ = "frame " + std::to_string(frames_in_) + " (" + describe(f) +
+            ") came before the session was authenticated";
+    return;
+  }
+  process_frame(f);
+}
+
+void tcp_protocol::process_frame(const frame& f) {
   bool has_payload = f.kind == frame_kind::data || f.kind == frame_kind::iowrite;
   if (!has_payload && f.length != 0)
     return protocol_error(f, "this kind carries no payload");
@@ -128,12 +155,12 @@ void tcp_protocol::process_header() {
       }
       if (f.length > std::numeric_limits<std::uint64_t>::max() - f.offset)
         return protocol_error(f, "placement wraps past the end of the address space");
-      if (const region* m = find(local_maps_, f.offset, f.length)) {
+      if (const region* m = local_maps_.holding(f.offset, f.length)) {
         place_at_ = m->base + (f.offset - m->offset);
         rstate_ = rstate::place;
         return;
       }
-      if (find(withdrawn_, f.offset, f.length)) {
+      if (withdrawn_.holding(f.offset, f.length)) {
         rstate_ = rstate::discard;  // sent before the peer saw our IOUNMAP
         return;
       }
@@ -142,33 +169,27 @@ void tcp_protocol::process_header() {
     case frame_kind::iomap:
       if (f.extra == 0 || f.extra > std::numeric_limits<std::uint64_t>::max() - f.offset)
         return protocol_error(f, "map of length " + std::to_string(f.extra) + " at that offset");
-      for (const auto& r : peer_maps_)
-        if (r.overlaps(f.offset, f.extra))
-          return protocol_error(f, "map overlaps an earlier one");
-      peer_maps_.push_back({f.offset, f.extra, nullptr});
+      if (peer_maps_.size() >= params_.max_peer_maps)
+        return protocol_error(f, "more than the " + std::to_string(params_.max_peer_maps) +
+                                     " maps this node accepts (channel.iomap_size)");
+      if (!peer_maps_.add({f.offset, f.extra, nullptr}))
+        return protocol_error(f, "map overlaps an earlier one");
       emit({event_kind::peer_iomap, f.offset, f.extra, 0});
       return;
     case frame_kind::iounmap: {
-      auto it = std::find_if(peer_maps_.begin(), peer_maps_.end(),
-                             [&](const region& r) { return r.offset == f.offset; });
-      if (it == peer_maps_.end())
+      if (!peer_maps_.remove(f.offset))
         return protocol_error(f, "unmap of a map never announced");
-      peer_maps_.erase(it);
       emit({event_kind::peer_iounmap, f.offset, 0, 0});
       frame ack;
       ack.kind = frame_kind::iounmap_ack;
       ack.offset = f.offset;
-      queue(ack);  // after every IOWRITE we queued for it
+      queue_control(ack);  // after every IOWRITE we queued for it
       return;
     }
-    case frame_kind::iounmap_ack: {
-      auto it = std::find_if(withdrawn_.begin(), withdrawn_.end(),
-                             [&](const region& r) { return r.offset == f.offset; });
-      if (it == withdrawn_.end())
+    case frame_kind::iounmap_ack:
+      if (!withdrawn_.remove(f.offset))
         return protocol_error(f, "acknowledges an unmap never sent");
-      withdrawn_.erase(it);
       return;
-    }
     case frame_kind::shutdown:
       peer_shut_ = true;
       emit({event_kind::readable});
@@ -186,6 +207,10 @@ void tcp_protocol::process_header() {
 void tcp_protocol::on_eof() {
   if (closed())
     return;
+  if (rstate_ == rstate::held) {
+    close(phase::failed, "peer " + peer_ + ": " + held_ + ", and then the stream ended");
+    return;
+  }
   if (rstate_ != rstate::header || header_got_ > 0) {
     std::size_t expected = rstate_ == rstate::header ? header_size : current_.length;
     std::size_t got = rstate_ == rstate::header ? header_got_ : current_.length - payload_left_;

@@ -56,6 +56,11 @@ class channel {
   // the socket, or its writes completed). Wait for it before dropping a
   // channel after shutdown, or the last bytes go with it.
   virtual bool drained() const = 0;
+  // After shutdown, whether the peer must acknowledge our end before the
+  // channel is dropped (rdma: an rsocket peer ignores the connection
+  // manager and would wait forever), or whether leaving once drained()
+  // already ends the stream in order (tcp: the socket's end of stream).
+  virtual bool awaits_peer_on_close() const { return false; }
 
   // Memory that iowrite() sources will come from, registered once instead of
   // per call (rdma); the caller keeps it alive until deregister_memory().
@@ -87,7 +92,18 @@ class channel {
   virtual void tick(std::chrono::steady_clock::time_point /*now*/) {}
   virtual bool take_events(std::vector<event>& out) = 0;
 
+  // A riomesh node's channel is gated (channel_options::gated): until the
+  // session above has authenticated the peer, the peer may send stream
+  // bytes only. authorize() opens the rest; held_frame() describes what the
+  // peer sent too early, waiting for authorize() (empty: nothing). Fabrics
+  // whose peer cannot map or place unasked (rdma: into slots we sized)
+  // need no gate.
+  virtual void authorize() {}
+  virtual std::string held_frame() const { return {}; }
+
   virtual bool closed() const = 0;
+  // Closed by a failure (not an orderly end): poll reports an error.
+  virtual bool failed() const { return closed(); }
   virtual const std::string& reason() const = 0;
   virtual const std::string& peer() const = 0;
 };

@@ -20,6 +20,9 @@ struct channel_options {
   // verbs: speak rsockets exactly as librdmacm does (for rsocket peers):
   // rsockets' iomap credit accounting, and iomap slots only as configured.
   bool plain_rsocket = false;
+  // A riomesh node's connection: the peer may map or place only once the
+  // session is authenticated (channel::authorize). from() sets it.
+  bool gated = false;
 
   static channel_options from(const config::settings& s);
 };

@@ -5,7 +5,8 @@
 // rsocket; over tcp it offers the same calls to a riomesh peer.
 //
 // Blocking calls wait as a progress thread does (wait.hpp): busy-poll for
-// polling_time, then sleep on the fd. Non-blocking calls return at once
+// polling_time, then sleep on the fd. Every one returns as soon as the
+// connection ends, with status closed (reason() says why). Non-blocking calls return at once
 // with status would_block and what they did, having looked at the fabric
 // once (a caller may spin on them, as on rsockets); poll() tells when to
 // retry, and so does fd() (then call poll()).
@@ -24,8 +25,16 @@
 
 namespace riomesh::channels {
 
-// What poll() reports, as bits.
-enum poll_bits : unsigned { poll_in = 1, poll_out = 2, poll_closed = 4 };
+// What poll() reports, as bits, as poll(2) does for a socket: poll_in also
+// at end of stream (a read returns at once); poll_hup once the connection
+// has ended in order, poll_err once it failed; poll_closed with either.
+enum poll_bits : unsigned {
+  poll_in = 1,
+  poll_out = 2,
+  poll_closed = 4,
+  poll_hup = 8,
+  poll_err = 16
+};
 
 class raw_socket {
  public:

@@ -61,6 +61,9 @@ struct channel_settings {
   // A buffer larger than the peer's arena streams through it in pieces and
   // is assembled (one copy) at the receiver, up to this size; 0: refused.
   std::uint64_t max_streamed = 4ull * 1024 * 1024 * 1024;
+  // ... bounded per connection: the streamed buffers of one message
+  // together hold at most max_streamed bytes, and number at most this.
+  std::uint32_t max_streams = 8;
   duration keepalive = std::chrono::seconds(1);  // 0: off
   duration peer_timeout = std::chrono::seconds(5);
 };

@@ -24,9 +24,13 @@ std::vector<outbound_message> split_for_arena(outbound_message&& m, std::uint64_
 
 class stream_assembly {
  public:
-  // Streams declaring more than `max_total` bytes are refused: a lying
-  // peer must not make us allocate at will.
-  explicit stream_assembly(std::uint64_t max_total) : max_total_(max_total) {}
+  // What may be in assembly at once: the streams' declared sizes together,
+  // and their number. A lying peer must not make us allocate at will.
+  struct limits {
+    std::uint64_t bytes = 4ull << 30;
+    std::uint32_t streams = 8;
+  };
+  explicit stream_assembly(const limits& l) : limits_(l) {}
 
   // A piece envelope and its placed view; false with `error` if it lies.
   bool add_piece(const envelope& e, const buffer& piece, std::string& error);
@@ -42,7 +46,8 @@ class stream_assembly {
     buffer whole;
     std::uint64_t filled = 0;
   };
-  std::uint64_t max_total_;
+  limits limits_;
+  std::uint64_t declared_ = 0;  // the sizes of the streams in assembly
   std::uint64_t copied_ = 0;
   std::map<std::uint32_t, stream> streams_;  // by buffer index in the message
 };

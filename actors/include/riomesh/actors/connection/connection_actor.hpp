@@ -14,6 +14,7 @@
 // never a silent drop. Messages sent before setup finishes wait, within max_pending.
 // A session not set up within params.setup_limit is ended in band (the
 // peer reads an end, not a failure) and closed, with that reason.
+// (stop_atom, reason) ends a connection still in setup with that reason.
 // (stats_atom) answers with the connection_core::counters. (stop_atom)
 // drains: no new sends, the queue goes out, the channel shuts down
 // cleanly; answered with true once closed (the owner bounds the wait). It runs the
@@ -42,7 +43,8 @@ struct connection_params {
   std::uint32_t max_body = 1u << 20;
   std::uint16_t max_buffers = 256;
   std::size_t max_pending = 1024;
-  std::uint64_t max_streamed = 4ull << 30;  // buffers beyond the peer's arena
+  std::uint64_t max_streamed = 4ull << 30;  // buffers beyond the peer's arena, in all
+  std::uint32_t max_streams = 8;            // and how many at once
   release_batch::limits releases;
   // How often the channel's timers run (keepalive, peer timeout): a few
   // times per keepalive interval.

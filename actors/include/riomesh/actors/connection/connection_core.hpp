@@ -63,9 +63,11 @@ class connection_core {
     // ones it would refuse, closing the connection.
     std::uint32_t peer_max_body = 1u << 20;
     std::uint16_t peer_max_buffers = 256;
-    // Buffers larger than the peer's arena stream through it up to this
-    // size, both ways (buffer_stream.hpp); 0: refused as too large.
+    // Buffers larger than the peer's arena stream through it
+    // (buffer_stream.hpp), both ways: one message's together up to this
+    // many bytes (0: refused as too large), and up to max_streams of them.
     std::uint64_t max_streamed = 4ull << 30;
+    std::uint32_t max_streams = 8;
     // Owns the arena's memory, if anything does: every view holds it, so a
     // delivered buffer stays readable after its connection is gone, and
     // the memory goes when the connection and the last view have.

@@ -2,7 +2,8 @@
 // handshake (handshake.hpp) over the channel's stream, the acceptor's
 // policy on unauthenticated peers, then each side's terms (its arena size
 // and what one envelope may hold), from which the connection core is built.
-// Driven by pump() like the core; the owner bounds it in time.
+// Driven by pump() like the core; the owner bounds it in time. Once
+// established it authorizes the channel (channel.hpp: the gate).
 #pragma once
 
 #include <riomesh/actors/handshake/handshake.hpp>
@@ -50,6 +51,7 @@ class session_setup {
   session_terms mine_;
   bool allow_unauthenticated_;
   bool terms_sent_ = false;
+  bool authorized_ = false;  // the channel told: the peer may map and place
   std::vector<unsigned char> out_;
   std::size_t out_pos_ = 0;
   std::vector<unsigned char> terms_in_;

@@ -59,6 +59,9 @@ constexpr std::uint32_t magic = 0x56454d52;  // "RMEV" as little-endian bytes
 constexpr std::uint8_t version = 1;
 constexpr std::size_t header_size = 40;
 constexpr std::size_t descriptor_size = 16;
+// Arena space is handed out in whole granules: two descriptors of one
+// envelope never share one.
+constexpr std::uint64_t granule = 64;
 }  // namespace wire_envelope
 
 // Appends the envelope's bytes to `out`.

@@ -40,6 +40,7 @@ class envelope_decoder {
   enum class stage { header, descriptors, body };
   bool check_header();
   bool check_descriptor(const arena_ref& r, std::size_t index);
+  bool check_overlaps();
   bool fail(const std::string& why);
 
   envelope_limits limits_;

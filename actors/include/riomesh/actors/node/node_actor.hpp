@@ -48,10 +48,11 @@ struct node_params {
   std::chrono::milliseconds loss_grace{250};
   // How long stopping waits for each connection to send what it has queued.
   std::chrono::milliseconds drain_limit{2000};
-  // Accepted connections still setting up their session, at most: beyond
-  // it new ones are closed at once, so that a flood of clients that never
-  // authenticate cannot take every descriptor and actor (each is closed
-  // within connection.setup_limit anyway). Dialed connections do not count.
+  // Accepted connections still setting up their session, at most (and
+  // half of it from one address): a newcomer beyond it closes the oldest,
+  // so a flood of clients that never authenticate takes neither every
+  // descriptor nor every slot from a peer that authenticates promptly.
+  // Dialed connections do not count.
   std::size_t max_in_setup = 64;
 };
 

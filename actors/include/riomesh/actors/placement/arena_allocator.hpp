@@ -5,6 +5,7 @@
 // connection actor owns one per peer and feeds it the peer's releases.
 #pragma once
 
+#include <riomesh/actors/envelope/envelope.hpp>
 #include <riomesh/actors/placement/extents.hpp>
 
 #include <cstdint>
@@ -17,7 +18,7 @@ class arena_allocator {
  public:
   // Offsets and lengths are multiples of this: placements start on a
   // cache line, and the receiver can view them as aligned buffers.
-  static constexpr std::uint64_t alignment = 64;
+  static constexpr std::uint64_t alignment = wire_envelope::granule;
 
   explicit arena_allocator(std::uint64_t size);
 

@@ -10,7 +10,8 @@
 namespace riomesh::channels::tcp {
 
 enum class frame_kind : std::uint8_t {
-  hello = 1,        // first frame each way: version and magic
+  hello = 1,        // first frame each way: version, magic, and in `length`
+                    // how many maps its sender accepts from the receiver
   data = 2,         // `length` stream bytes follow
   iowrite = 3,      // `length` bytes follow, for the receiver's map at `offset`
   iomap = 4,        // the sender mapped [offset, offset + extra) for the receiver
@@ -22,7 +23,10 @@ enum class frame_kind : std::uint8_t {
 
 inline constexpr std::size_t header_size = 24;
 inline constexpr std::uint64_t hello_magic = 0x504354314853524dull;  // "MRSH1TCP"
-inline constexpr std::uint64_t protocol_version = 1;
+// Version 2: HELLO carries the sender's bound on the receiver's maps.
+inline constexpr std::uint64_t protocol_version = 2;
+// The most maps a HELLO may accept (as rsockets' largest iomap).
+inline constexpr std::uint32_t max_maps = 32512;
 
 struct frame {
   frame_kind kind = frame_kind::keepalive;

@@ -41,8 +41,11 @@ class tcp_channel final : public channel {
   bool wants_write() const override { return proto_.wants_write(); }
   void progress() override;
   bool take_events(std::vector<event>& out) override { return proto_.take_events(out); }
+  void authorize() override;
+  std::string held_frame() const override { return proto_.held_frame(); }
 
   bool closed() const override { return proto_.closed(); }
+  bool failed() const override { return proto_.failed(); }
   const std::string& reason() const override { return proto_.reason(); }
   const std::string& peer() const override { return proto_.peer(); }
   const tcp_protocol& protocol() const { return proto_; }

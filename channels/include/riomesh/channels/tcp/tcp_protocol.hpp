@@ -10,10 +10,17 @@
 // mapped region (overflow-safe), an unmap of an unknown map, a truncated
 // frame. Each closes the connection with a reason naming the peer and the
 // frame, and nothing outside mapped memory is written.
+//
+// A gated protocol (a riomesh node's connection) holds the peer's first
+// map, unmap or placement frame until authorize(): before its session is
+// authenticated a peer may only send the stream bytes of its handshake.
+// The session layer, finding the handshake stuck behind such a frame,
+// fails the connection with held_frame()'s description.
 #pragma once
 
 #include <riomesh/channels/channel.hpp>
 #include <riomesh/channels/tcp/frame.hpp>
+#include <riomesh/channels/tcp/region_set.hpp>
 
 #include <sys/uio.h>
 
@@ -30,6 +37,10 @@ struct tcp_params {
   std::size_t send_buffer = 128 * 1024;  // stream bytes copied while the socket is full
   std::uint32_t max_frame = 16u << 20;   // largest DATA or IOWRITE payload accepted
   std::size_t max_pending = 1024;        // frames queued for the socket
+  // Maps the peer may have exposed to us at once (we tell it in our HELLO),
+  // and the most of ours it accepts (from its HELLO).
+  std::uint32_t max_peer_maps = 16;
+  bool gated = false;                                            // see above
   std::chrono::nanoseconds keepalive = std::chrono::seconds(1);  // 0: never
   std::chrono::nanoseconds peer_timeout = std::chrono::seconds(5);
 
@@ -39,6 +50,9 @@ struct tcp_params {
 
 class tcp_protocol {
  public:
+  // The receive ring of a gated protocol until it is authorized.
+  static constexpr std::size_t setup_ring = 4096;
+
   tcp_protocol(const tcp_params& p, std::string peer);
 
   // ---- application (see channel.hpp) -----------------------------------
@@ -53,6 +67,11 @@ class tcp_protocol {
                     std::uint64_t token);
   status shutdown(shutdown_how how);
   void keepalive();
+  // The session is authenticated: the peer may map and place from now on.
+  void authorize();
+  // What waits for authorize() (a map or placement the peer sent first),
+  // described for an error message; empty if nothing.
+  const std::string& held_frame() const { return held_; }
   // Timers, with the time passed in: a KEEPALIVE after `keepalive` without
   // sending, and failure after `peer_timeout` without hearing from the peer.
   void tick(std::chrono::steady_clock::time_point now);
@@ -86,18 +105,7 @@ class tcp_protocol {
 
  private:
   enum class phase : std::uint8_t { open, done, failed };
-  enum class rstate : std::uint8_t { header, data, place, discard };
-
-  struct region {
-    std::uint64_t offset = 0, length = 0;
-    unsigned char* base = nullptr;
-    bool holds(std::uint64_t at, std::uint64_t n) const {
-      return at >= offset && at - offset <= length && n <= length - (at - offset);
-    }
-    bool overlaps(std::uint64_t at, std::uint64_t n) const {
-      return at < offset + length && offset < at + n;
-    }
-  };
+  enum class rstate : std::uint8_t { header, data, place, discard, held };
   struct outgoing {
     std::array<unsigned char, header_size> header{};
     std::size_t header_done = 0;
@@ -111,13 +119,18 @@ class tcp_protocol {
   };
 
   void queue(const frame& f, const unsigned char* payload = nullptr, bool transient = false);
+  // A frame we owe the peer (IOUNMAP_ACK); false, closing, if too many of
+  // them wait already: a peer that never reads is cut off, not served.
+  bool queue_control(const frame& f);
+  void grow_ring();
   void process_header();
+  void process_frame(const frame& f);
+  void on_hello(const frame& f);
   void finish_payload();
   void protocol_error(const frame& f, const std::string& what);
   void close(phase to, const std::string& why);
   void maybe_done();
   void emit(event e) { events_.push_back(e); }
-  const region* find(const std::vector<region>& set, std::uint64_t at, std::uint64_t n) const;
 
   tcp_params params_;
   std::string peer_;
@@ -136,11 +149,15 @@ class tcp_protocol {
   std::size_t ring_head_ = 0, ring_used_ = 0;
   std::vector<unsigned char> scratch_;
   bool hello_seen_ = false, peer_shut_ = false, read_open_ = true;
+  bool authorized_ = false;
+  std::string held_;  // the held frame, described
   std::uint64_t frames_in_ = 0, discarded_ = 0;
 
   // maps: ours (the peer writes into them), withdrawn ones the peer may still
   // be writing to until it acknowledges, and the peer's
-  std::vector<region> local_maps_, withdrawn_, peer_maps_;
+  region_set local_maps_, withdrawn_, peer_maps_;
+  std::uint32_t peer_accepts_maps_ = 0;  // from its HELLO
+  std::size_t control_queued_ = 0;       // IOUNMAP_ACKs not yet written
 
   // send side
   std::deque<outgoing> out_;

@@ -57,6 +57,7 @@ class rdma_channel final : public channel {
                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
   bool drained() const override { return eng_->drained(); }
+  bool awaits_peer_on_close() const override { return true; }
   bool register_memory(const void* base, std::size_t length) override;
   void deregister_memory(const void* base) override;
   bool registers_memory() const override { return true; }
@@ -73,6 +74,7 @@ class rdma_channel final : public channel {
   bool take_events(std::vector<event>& out) override;
 
   bool closed() const override { return eng_->closed(); }
+  bool failed() const override { return eng_->failed(); }
   const std::string& reason() const override { return eng_->reason(); }
   const std::string& peer() const override { return peer_; }
   const engine::engine& protocol() const { return *eng_; }
