@@ -2,7 +2,9 @@
 // the input chooses, with the application reading the stream and exposing
 // one region for the peer's placements. Whatever the peer sends, only the
 // region may be written (AddressSanitizer sees the guard bytes around it)
-// and the stream read back never exceeds what was asked.
+// and the stream read back never exceeds what was asked. An input that
+// starts with 0xFE plays a node's gated connection: the peer's maps and
+// placements wait until the session is authorized (an op of its own).
 #include "fuzz_input.hpp"
 
 #include <riomesh/channels/tcp/tcp_protocol.hpp>
@@ -17,6 +19,9 @@ using namespace riomesh::channels::tcp;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   riomesh::fuzz::input in(data, size);
   tcp_params p;
+  p.gated = size > 0 && data[0] == 0xFE;
+  if (p.gated)
+    in.take<std::uint8_t>();
   p.recv_ring = 4096;
   p.max_frame = 1u << 16;
   tcp_protocol proto(p, "fuzz-peer");
@@ -28,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   constexpr std::uint64_t map_at = 0x10000;
   bool withdrawn = false;
   while (!in.empty() && !proto.closed()) {
-    switch (in.take<std::uint8_t>() % 4) {
+    switch (in.take<std::uint8_t>() % (p.gated ? 5 : 4)) {
       case 0:
       case 1: {  // bytes from the peer, into wherever the protocol says
         iovec iov[2];
@@ -59,6 +64,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           withdrawn = true;
         }
         break;
+      case 4: {  // the session is authenticated (gated only)
+        proto.authorize();
+        // Held means read nothing more; nothing was placed meanwhile.
+        if (!proto.held_frame().empty())
+          std::abort();
+        break;
+      }
     }
     proto.take_events(events);
     events.clear();
