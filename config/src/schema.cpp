@@ -1,9 +1,12 @@
 #include "schema.hpp"
 
 #include <riomesh/config/address.hpp>
+#include <riomesh/config/key_text.hpp>
 #include <riomesh/config/text.hpp>
 #include <riomesh/config/units.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -234,19 +237,27 @@ field peers_field() {
 
 // The secret is read when the file is loaded, so that an unreadable or empty
 // secret stops the node before it listens, not at the first handshake.
+bool read_text_file(const value_ref& v, const std::string& what, std::string& path,
+                    std::string& text) {
+  std::string given;
+  if (!v.scalar(given, "a file path") || given.empty())
+    return false;
+  path = !given.empty() && given[0] != '/' ? v.in.base_dir() + "/" + given : given;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    v.fail("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+    return false;
+  }
+  text.assign(std::istreambuf_iterator<char>(in), {});
+  return true;
+}
+
 field secret_field() {
   return {"secret_file", false,
           [](const value_ref& v, settings& s) {
-            std::string text;
-            if (!v.scalar(text, "a file path") || text.empty())
+            std::string path, secret;
+            if (!read_text_file(v, "secret file", path, secret))
               return;
-            std::string path = text;
-            if (!path.empty() && path[0] != '/')
-              path = v.in.base_dir() + "/" + path;
-            std::ifstream in(path, std::ios::binary);
-            if (!in)
-              return v.fail("cannot read secret file '" + path + "'");
-            std::string secret{std::istreambuf_iterator<char>(in), {}};
             while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r'))
               secret.pop_back();
             if (secret.size() < 16)
@@ -256,6 +267,97 @@ field secret_field() {
             s.cluster.secret = std::move(secret);
           },
           [](const settings& s) { return YAML::Node(s.cluster.secret_file); }};
+}
+
+
+field key_file_field() {
+  return {"key_file", false,
+          [](const value_ref& v, settings& s) {
+            std::string path, text, error;
+            if (!read_text_file(v, "key file", path, text))
+              return;
+            auto seed = parse_private_key(text, error);
+            if (seed.empty())
+              return v.fail("key file '" + path + "': " + error);
+            s.node.key_file = path;
+            s.node.key = std::move(seed);
+          },
+          [](const settings& s) { return YAML::Node(s.node.key_file); }};
+}
+
+// One public key, for `name`, from `text`; false (with the problem recorded
+// at `where`) if it is no key, or the name is listed twice.
+bool add_key(settings& s, reader& in, const origin& where, const std::string& context,
+             const std::string& name, const std::string& text) {
+  if (!is_node_name(name)) {
+    in.fail(where, context + ": '" + printable(name) + "' is not a valid name: " + node_name_rule);
+    return false;
+  }
+  std::string error;
+  auto key = parse_public_key(text, error);
+  if (key.empty()) {
+    in.fail(where, context + ": the key of node '" + name + "' is " + error);
+    return false;
+  }
+  for (const auto& [known, k] : s.cluster.keys)
+    if (known == name) {
+      in.fail(where, context + ": node '" + name + "' is listed twice");
+      return false;
+    }
+  s.cluster.keys.emplace_back(name, std::move(key));
+  return true;
+}
+
+field keys_field() {
+  return {"keys", false,
+          [](const value_ref& v, settings& s) {
+            if (v.node.IsNull())
+              return;
+            if (!v.node.IsMap())
+              return v.fail("expected a mapping of node names to base64 public keys");
+            for (auto it = v.node.begin(); it != v.node.end(); ++it) {
+              auto name = it->first.Scalar();
+              value_ref item{it->second, v.path + "." + name, v.in.at(it->second.Mark()), v.in};
+              std::string text;
+              if (item.scalar(text, "a base64 public key"))
+                add_key(s, v.in, item.where, v.path, name, text);
+            }
+          },
+          [](const settings& s) {
+            YAML::Node map(YAML::NodeType::Map);
+            for (const auto& [name, key] : s.cluster.keys)
+              map[name] = public_key_text(key);
+            return map;
+          }};
+}
+
+// A keyring file: one "NAME BASE64-KEY" per line; blank lines and lines
+// starting with '#' are skipped. Problems name the file and line.
+field keyring_field() {
+  return {"keyring_file", false,
+          [](const value_ref& v, settings& s) {
+            std::string path, text;
+            if (!read_text_file(v, "keyring file", path, text))
+              return;
+            s.cluster.keyring_file = path;
+            std::istringstream lines(text);
+            std::string line;
+            for (int n = 1; std::getline(lines, line); ++n) {
+              std::istringstream words(line);
+              std::string name, key, extra;
+              words >> name;
+              if (name.empty() || name[0] == '#')
+                continue;
+              words >> key >> extra;
+              origin at{path, n, 1};
+              if (key.empty() || !extra.empty()) {
+                v.in.fail(at, "keyring: expected 'NAME BASE64-KEY' on the line");
+                continue;
+              }
+              add_key(s, v.in, at, "keyring", name, key);
+            }
+          },
+          [](const settings& s) { return YAML::Node(s.cluster.keyring_file); }};
 }
 
 // The iomap slot count travels in 8 bits (rsocket-wire.md §1.2.3): 0..128
@@ -317,9 +419,9 @@ std::vector<section> make_schema() {
        {name_field("name", {&settings::node, &N::name}, true),
         endpoint_field("listen", {&settings::node, &N::listen}, true),
         choice_field("fabric", slot<N, fabric_kind>{&settings::node, &N::fabric}, fabric_names),
-        device_field()}},
+        device_field(), key_file_field()}},
       {"cluster",
-       {peers_field(), secret_field(),
+       {peers_field(), secret_field(), keys_field(), keyring_field(),
         flag_field("insecure",
                    slot<cluster_settings, bool>{&settings::cluster, &cluster_settings::insecure})}},
       {"channel",

@@ -24,15 +24,18 @@ void check_peers(const settings& s, reader& in) {
   }
 }
 
-// Without a secret any process that reaches the port could map our memory:
-// only loopback is safe, unless the user says otherwise in so many words.
+// Without a secret or keys any process that reaches the port could map our
+// memory: only loopback is safe, unless the user says otherwise in so many
+// words.
 void check_exposure(const settings& s, reader& in) {
-  if (!s.cluster.secret.empty() || s.cluster.insecure || is_loopback(s.node.listen))
+  if (!s.cluster.secret.empty() || !s.cluster.keys.empty() || s.cluster.insecure ||
+      is_loopback(s.node.listen))
     return;
   in.fail(in.where("node.listen"),
           "node.listen: " + to_string(s.node.listen) +
-              " is not a loopback address, and the cluster has no secret_file; set "
-              "cluster.secret_file, or cluster.insecure: true to accept unauthenticated peers");
+              " is not a loopback address, and the cluster has neither a secret_file nor "
+              "keys; set cluster.secret_file or cluster.keys, or cluster.insecure: true to "
+              "accept unauthenticated peers");
 }
 
 void check_channel(const channel_settings& c, reader& in) {

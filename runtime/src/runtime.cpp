@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <random>
 #include <stdexcept>
 
 namespace riomesh {
@@ -36,6 +37,25 @@ std::unique_ptr<caf::actor_system_config> make_config(const config::settings& s,
   return cfg;
 }
 
+actors::credentials credentials_of(const config::settings& s) {
+  actors::credentials c;
+  c.secret = s.cluster.secret;
+  if (!s.node.key.empty())
+    c.key = actors::node_key::from_seed(s.node.key);
+  for (const auto& [name, key] : s.cluster.keys) {
+    actors::public_key k{};
+    std::copy(key.begin(), key.end(), k.begin());
+    c.trusted[name] = k;
+  }
+  return c;
+}
+
+// Random per start: how peers tell this run of the node from an earlier one.
+std::uint64_t incarnation() {
+  std::random_device rd;
+  return (std::uint64_t{rd()} << 32) | rd();
+}
+
 actors::directory_params directory_params_of(const config::settings& s) {
   actors::directory_params d;
   auto& n = d.node;
@@ -45,7 +65,8 @@ actors::directory_params directory_params_of(const config::settings& s) {
   n.channel = channels::channel_options::from(s);
   auto& c = n.connection;
   c.node_name = s.node.name;
-  c.secret = s.cluster.secret;
+  c.creds = credentials_of(s);
+  c.incarnation = incarnation();
   c.arena_size = s.channel.arena;
   c.max_pending = s.channel.max_pending;
   c.max_streamed = s.channel.max_streamed;
@@ -77,7 +98,8 @@ struct runtime::impl {
         pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, nullptr)),
         system(*cfg) {
     logging::set_level(settings.logging.level);
-    if (settings.cluster.secret.empty() && !settings.cluster.insecure &&
+    if (settings.cluster.secret.empty() && settings.cluster.keys.empty() &&
+        !settings.cluster.insecure &&
         !config::is_loopback(settings.node.listen))
       throw std::runtime_error("node '" + settings.node.name + "': listening on " +
                                config::to_string(settings.node.listen) +

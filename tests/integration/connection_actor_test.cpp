@@ -41,7 +41,7 @@ struct fixture {
 connection_params params(const std::string& name, const std::string& secret) {
   connection_params p;
   p.node_name = name;
-  p.secret = secret;
+  p.creds.secret = secret;
   p.arena_size = 1 << 20;
   p.releases.delay = std::chrono::microseconds(0);
   return p;
@@ -56,13 +56,13 @@ TEST_CASE_FIXTURE(fixture, "connection actors: setup, then messages with placed 
   auto b = spawn_connection(*sys, cb, loop, params("node-b", "k"), owner_b);
   std::string peer;
   owner_a->receive(
-      [&](connected_atom, const std::string& name, bool authenticated) {
+      [&](connected_atom, const std::string& name, bool authenticated, bool, std::uint64_t) {
         peer = name;
         CHECK(authenticated);
       },
       caf::after(10s) >> [] { FAIL("no connection"); });
   CHECK(peer == "node-b");
-  owner_b->receive([&](connected_atom, const std::string&, bool) {},
+  owner_b->receive([&](connected_atom, const std::string&, bool, bool, std::uint64_t) {},
                    caf::after(10s) >> [] { FAIL("no connection"); });
   // Inbound waits until the owner keeps the connection; then comes straight.
   owner_b->send(b, route_atom::value, caf::actor{owner_b});
@@ -196,7 +196,7 @@ TEST_CASE_FIXTURE(fixture, "connection actors: a silent peer is lost within peer
     setup.pump();
   }
   REQUIRE(setup.established());
-  owner->receive([](connected_atom, const std::string&, bool) {},
+  owner->receive([](connected_atom, const std::string&, bool, bool, std::uint64_t) {},
                  caf::after(10s) >> [] { FAIL("no connection"); });
   auto silent_since = std::chrono::steady_clock::now();
   std::string reason;

@@ -38,7 +38,7 @@ struct fixture {
     p.peers = std::move(peers);
     p.channel.fabric = config::fabric_kind::tcp;
     p.connection.node_name = name;
-    p.connection.secret = "0123456789abcdef";
+    p.connection.creds.secret = "0123456789abcdef";
     p.connection.arena_size = 1 << 20;
     p.connection.releases.delay = std::chrono::microseconds(0);
     p.connection.tick = 50ms;

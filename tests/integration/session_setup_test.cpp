@@ -100,7 +100,7 @@ TEST_CASE("setup: without secrets, only a node that allows it accepts") {
     session_setup b(*p.b, handshake("b", "", random_nonce()), terms(4096), false);
     setup(p, a, b);
     CHECK(b.failed());
-    CHECK(b.reason().find("neither side has a cluster secret") != std::string::npos);
+    CHECK(b.reason().find("neither side proves itself") != std::string::npos);
     CHECK(a.failed());  // the other side learns it from the closed connection
     CHECK(a.reason().find("ended the connection during setup") != std::string::npos);
   }

@@ -14,6 +14,19 @@ namespace riomesh::test {
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
+namespace {
+
+// The liar proves what `like` lets it prove: the secret, and a node key.
+actors::credentials credentials_of(const config::settings& like) {
+  actors::credentials c;
+  c.secret = like.cluster.secret;
+  if (!like.node.key.empty())
+    c.key = actors::node_key::from_seed(like.node.key);
+  return c;
+}
+
+}  // namespace
+
 liar::liar(const std::string& name, const config::endpoint& to, const config::settings& like,
            bool with_session) {
   std::string error;
@@ -24,7 +37,7 @@ liar::liar(const std::string& name, const config::endpoint& to, const config::se
     return;
   // Terms a node would offer; the victim maps its arena for us on seeing them.
   actors::session_setup setup(*ch_,
-                              actors::handshake(name, like.cluster.secret, actors::random_nonce()),
+                              actors::handshake(name, credentials_of(like), actors::random_nonce()),
                               {1 << 20, 1 << 20, 256}, false);
   auto deadline = clock_type::now() + 10s;
   while (!setup.established()) {

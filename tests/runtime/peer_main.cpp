@@ -7,13 +7,19 @@
 // "ready PORT" once listening and runs until stdin closes (or it is
 // killed), then stops cleanly. RIOMESH_CHANNEL=rdma as for the tests;
 // RUNTIME_PEER_INFO=1 logs at info (the tests' nodes log warnings only).
+// RUNTIME_PEER_KEY=FILE: its node key (PEM); RUNTIME_PEER_KEYS=NAME=KEY,...:
+// the public keys it trusts.
 #include "cluster.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
+#include <riomesh/config/key_text.hpp>
+
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <stdexcept>
 #include <thread>
@@ -52,6 +58,24 @@ int main(int argc, char** argv) {
   auto s = node_settings(name, peers);
   if (const char* info = std::getenv("RUNTIME_PEER_INFO"); info && *info == '1')
     s.logging.level = config::log_level::info;
+  if (const char* key = std::getenv("RUNTIME_PEER_KEY"); key && *key) {
+    std::ifstream in(key);
+    std::string pem{std::istreambuf_iterator<char>(in), {}}, error;
+    s.node.key = config::parse_private_key(pem, error);
+    if (s.node.key.empty()) {
+      std::cerr << "runtime_peer " << name << ": " << key << ": " << error << "\n";
+      return 1;
+    }
+  }
+  if (const char* keys = std::getenv("RUNTIME_PEER_KEYS"); keys && *keys) {
+    std::stringstream list(keys);
+    std::string entry, error;
+    while (std::getline(list, entry, ',')) {
+      auto eq = entry.find('=');
+      s.cluster.keys.emplace_back(entry.substr(0, eq),
+                                  config::parse_public_key(entry.substr(eq + 1), error));
+    }
+  }
   if (argc >= 4)
     s.node.listen.port = static_cast<std::uint16_t>(std::stoi(argv[3]));
   try {

@@ -103,7 +103,8 @@ TEST_CASE("duplicates: peer names, keys, the node's own name") {
 
 TEST_CASE("secret files: unreadable, too short") {
   CHECK(problem(minimal + "cluster:\n  secret_file: /nonexistent/secret\n") ==
-        "node.yaml:5:16: cluster.secret_file: cannot read secret file '/nonexistent/secret'");
+        "node.yaml:5:16: cluster.secret_file: cannot read secret file '/nonexistent/secret': No "
+        "such file or directory");
   auto path = test::temp_file("short.secret", "tooshort\n");
   CHECK(problem(minimal + "cluster:\n  secret_file: " + path + "\n") ==
         "node.yaml:5:16: cluster.secret_file: secret file '" + path +
@@ -113,8 +114,8 @@ TEST_CASE("secret files: unreadable, too short") {
 TEST_CASE("checks across keys point at the key that must change") {
   CHECK(problem("node:\n  name: n1\n  listen: 0.0.0.0:7471\n") ==
         "node.yaml:3:11: node.listen: 0.0.0.0:7471 is not a loopback address, and the cluster "
-        "has no secret_file; set cluster.secret_file, or cluster.insecure: true to accept "
-        "unauthenticated peers");
+        "has neither a secret_file nor keys; set cluster.secret_file or cluster.keys, or "
+        "cluster.insecure: true to accept unauthenticated peers");
   CHECK(
       problems("node:\n  name: n1\n  listen: 0.0.0.0:7471\ncluster:\n  insecure: true\n").empty());
   CHECK(problem(minimal + "channel:\n  arena: 1MiB\n  eager_threshold: 2MiB\n") ==

@@ -37,8 +37,8 @@ TEST_CASE("a bad override names the option") {
 TEST_CASE("an override is checked like the file: a public address needs a secret") {
   CHECK(test::problem(test::minimal, cli("0.0.0.0:7471", nullptr, nullptr)) ==
         "--listen: node.listen: 0.0.0.0:7471 is not a loopback address, and the cluster has "
-        "no secret_file; set cluster.secret_file, or cluster.insecure: true to accept "
-        "unauthenticated peers");
+        "neither a secret_file nor keys; set cluster.secret_file or cluster.keys, or "
+        "cluster.insecure: true to accept unauthenticated peers");
 }
 
 TEST_CASE("environment overrides, and the command line winning over them") {

@@ -88,3 +88,33 @@ TEST_CASE("export table: published names, ids peers learn, and who to tell on ex
   CHECK_FALSE(t.published("worker"));  // an exited actor's names go too
   CHECK_FALSE(t.unpublish("worker"));
 }
+
+#include <riomesh/actors/connection/session_registry.hpp>
+
+TEST_CASE("session registry: a second session for a live name is refused, a proven restart "
+          "replaces") {
+  using riomesh::actors::session_registry;
+  session_registry r;
+  auto first = r.open(), second = r.open(), third = r.open();
+  CHECK(r.ask(first, {"node-a", 7, false}).v == session_registry::verdict::granted);
+  CHECK(r.live("node-a") == 1);
+  // The same run again (a member claiming the name, or a late duplicate).
+  auto a = r.ask(second, {"node-a", 7, true});
+  CHECK(a.v == session_registry::verdict::refused);
+  CHECK(a.why == "a session with node 'node-a' is live; a second one is refused");
+  // Another run, not proven: perhaps a restart, perhaps an impostor.
+  a = r.ask(second, {"node-a", 8, false});
+  CHECK(a.v == session_registry::verdict::refused);
+  CHECK(a.why.find("the node may have restarted") != std::string::npos);
+  // Another run proven by its key: it restarted.
+  CHECK(r.ask(third, {"node-a", 8, true}).v == session_registry::verdict::replaces);
+  CHECK(r.live("node-a") == 2);
+  r.ended(first);
+  CHECK(r.live("node-a") == 1);
+  // A dialed session counts once set up; gone, the name is free again.
+  auto dialed = r.open();
+  r.established(dialed, "node-b", 1);
+  CHECK(r.ask(r.open(), {"node-b", 1, false}).v == session_registry::verdict::refused);
+  r.ended(dialed);
+  CHECK(r.ask(r.open(), {"node-b", 1, false}).v == session_registry::verdict::granted);
+}

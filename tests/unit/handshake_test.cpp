@@ -110,3 +110,93 @@ TEST_CASE("handshake: a stranger is refused, bytes after the end are left alone"
 TEST_CASE("handshake: random nonces differ") {
   CHECK(random_nonce() != random_nonce());
 }
+
+namespace {
+
+// Two nodes with keys, each listing the other's public key.
+struct keyed {
+  node_key a = node_key::generate(), b = node_key::generate();
+  credentials of_a(std::string secret = "") const {
+    return {std::move(secret), a, {{"b", b.public_part()}}};
+  }
+  credentials of_b(std::string secret = "") const {
+    return {std::move(secret), b, {{"a", a.public_part()}}};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("handshake: node keys prove each side's name, whatever the pieces") {
+  keyed k;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    handshake a("a", k.of_a(), fixed(1)), b("b", k.of_b(), fixed(2));
+    converse(a, b, seed);
+    CHECK(a.current() == state::authenticated);
+    CHECK(b.current() == state::authenticated);
+    CHECK(a.name_proven());
+    CHECK(b.name_proven());
+  }
+  // With the secret too, both proofs are checked.
+  handshake a("a", k.of_a("shared"), fixed(1)), b("b", k.of_b("other"), fixed(2));
+  converse(a, b);
+  CHECK(a.reason() == "wrong cluster secret (the peer's proof does not match)");
+}
+
+TEST_CASE("handshake: a member claiming another node's name without its key is refused") {
+  keyed k;
+  // "b" is an impostor: it knows the secret but signs with a key of its own.
+  auto impostor = k.of_b("shared");
+  impostor.key = node_key::generate();
+  handshake a("a", k.of_a("shared"), fixed(1)), b("b", impostor, fixed(2));
+  converse(a, b);
+  CHECK(a.current() == state::refused);
+  CHECK(a.reason() ==
+        "node 'b': its signature does not match its key in this node's keyring (an impostor, "
+        "or a wrong key)");
+  // A name the keyring does not list.
+  handshake c("a", k.of_a(), fixed(1)), d("d", credentials{"", node_key::generate(), {}}, fixed(3));
+  converse(c, d);
+  CHECK(c.reason() ==
+        "no key for node 'd' in this node's keyring, and no cluster secret to accept it by");
+  // With a secret, an unlisted name gets in by it, its name not proven.
+  handshake e("a", k.of_a("shared"), fixed(1)), f("cli", "shared", fixed(3));
+  converse(e, f);
+  CHECK(e.current() == state::authenticated);
+  CHECK_FALSE(e.name_proven());
+}
+
+TEST_CASE("handshake: a name in the keyring without a signature is refused") {
+  keyed k;
+  handshake a("a", k.of_a("shared"), fixed(1)), b("b", "shared", fixed(2));
+  converse(a, b);
+  CHECK(a.reason() ==
+        "node 'b' is in this node's keyring but does not sign its handshake (node.key_file)");
+}
+
+TEST_CASE("handshake: a signature nobody asked for is read and not judged") {
+  keyed k;
+  // b signs, a keeps no keyring: the secret authenticates, the name is not proven.
+  handshake a("a", "shared", fixed(1)), b("b", credentials{"shared", k.b, {}}, fixed(2));
+  converse(a, b);
+  CHECK(a.current() == state::authenticated);
+  CHECK(b.current() == state::authenticated);
+  CHECK_FALSE(a.name_proven());
+  // Neither a secret nor a keyring: unauthenticated, for the acceptor to judge.
+  handshake c("c", credentials{"", k.a, {}}, fixed(1)), d("d", "", fixed(2));
+  converse(c, d);
+  CHECK(c.current() == state::unauthenticated);
+  CHECK(d.current() == state::unauthenticated);
+}
+
+TEST_CASE("handshake: peer names are checked, and never echoed raw") {
+  handshake a("a", "", fixed(1));
+  std::vector<unsigned char> hello = {'R', 'M', 'H', 'S', 2, 0, 9, 0};
+  for (int i = 0; i < 32; ++i)
+    hello.push_back(static_cast<unsigned char>(i + 100));
+  for (char c : std::string("ev\nil\x1b[2J"))
+    hello.push_back(static_cast<unsigned char>(c));
+  a.feed(hello.data(), hello.size());
+  CHECK(a.reason() ==
+        "node name 'ev\\x0ail\\x1b[2J' is not valid: 1 to 64 letters, digits, '-', '_' or '.', "
+        "starting with a letter or digit");
+}

@@ -1,5 +1,6 @@
 // riomesh: the operator's command-line tool.
 #include "config_command.hpp"
+#include "keygen_command.hpp"
 #include "remote_command.hpp"
 
 #include <riomesh/config/command_line.hpp>
@@ -14,7 +15,7 @@ void usage(std::ostream& out) {
   out << "usage: riomesh COMMAND ...\n"
          "  config show FILE    print a node's effective settings and the fabric it would use\n"
          "  config check FILE   validate a node file; errors name file, line and column\n"
-      << riomesh::cli::remote_usage << "Overrides (all commands):\n"
+      << riomesh::cli::keygen_usage << riomesh::cli::remote_usage << "Overrides (all commands):\n"
       << riomesh::config::override_help;
 }
 
@@ -28,7 +29,9 @@ int main(int argc, char** argv) {
   }
   config::command_line cmd;
   try {
-    cmd = config::parse_command_line(argc, argv, 1, cli::remote_options);
+    auto options = cli::remote_options;
+    options.insert("--out");
+    cmd = config::parse_command_line(argc, argv, 1, options);
   } catch (const std::invalid_argument& e) {
     std::cerr << "riomesh: " << e.what() << "\n";
     usage(std::cerr);
@@ -41,6 +44,8 @@ int main(int argc, char** argv) {
   const auto& what = cmd.positional[0];
   if (what == "config")
     return cli::config_command(cmd);
+  if (what == "keygen")
+    return cli::keygen_command(cmd);
   if (what == "ping")
     return cli::ping_command(cmd);
   if (what == "stat")

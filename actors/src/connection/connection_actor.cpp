@@ -38,6 +38,7 @@ struct connection_state {
   // Stopping: no new sends; what is queued goes out, then a clean shutdown.
   bool draining = false, farewell = false, shut = false;
   caf::response_promise drained;
+  std::uint64_t ticket = 0;  // in params.sessions
   // When a delayed pump for the release batch is due, if one is set: one
   // timer at a time, not one per pump.
   std::optional<connection_core::clock::time_point> wake_at;
@@ -50,6 +51,8 @@ struct connection_state {
   ~connection_state() {
     if (watching)
       loop->unwatch(ch->wait_fd());
+    if (params.sessions)
+      params.sessions->ended(ticket);
   }
   static const char* name;
 };
@@ -125,7 +128,10 @@ void become_connected(self_ptr self) {
     if (auto a = caf::actor_cast<caf::actor>(me))
       caf::anon_send(a, pump_atom::value);
   });
-  self->send(st.owner, connected_atom::value, st.setup->peer_name(), st.setup->authenticated());
+  if (st.params.sessions && st.params.dialed)
+    st.params.sessions->established(st.ticket, st.setup->peer_name(), peer.incarnation);
+  self->send(st.owner, connected_atom::value, st.setup->peer_name(), st.setup->authenticated(),
+             st.setup->verdict() == session_registry::verdict::replaces, peer.incarnation);
   for (auto& m : st.early)
     st.core->submit(std::move(m));
   st.early.clear();
@@ -203,9 +209,18 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
   st.params = p;
   st.owner = std::move(owner);
   st.setup_deadline = connection_core::clock::now() + p.setup_limit;
-  session_terms terms{p.arena_size, p.max_body, p.max_buffers};
-  st.setup = std::make_unique<session_setup>(
-      *st.ch, handshake(p.node_name, p.secret, random_nonce()), terms, p.allow_unauthenticated);
+  session_terms terms{p.arena_size, p.max_body, p.max_buffers, p.incarnation};
+  session_setup::claim_fn claim;
+  if (p.sessions) {
+    st.ticket = p.sessions->open();
+    if (!p.dialed)
+      claim = [sessions = p.sessions, ticket = st.ticket](const session_registry::claim& c) {
+        return sessions->ask(ticket, c);
+      };
+  }
+  st.setup = std::make_unique<session_setup>(*st.ch,
+                                             handshake(p.node_name, p.creds, random_nonce()),
+                                             terms, p.allow_unauthenticated, std::move(claim));
   caf::actor_addr me = self->address();
   st.watching = loop->watch(
       st.ch->wait_fd(),

@@ -7,22 +7,26 @@
 namespace riomesh::actors {
 namespace {
 
-// u32 magic "RMTM", u16 max_buffers, u16 reserved, u32 max_body, u64 arena_size
-constexpr std::uint32_t terms_magic = 0x4d544d52;
-constexpr std::size_t terms_size = 20;
+constexpr std::uint32_t terms_magic = 0x4d544d52;  // "RMTM"
+constexpr std::size_t terms_size = 28;
+constexpr std::uint16_t refused_flag = 1;
 
 }  // namespace
 
 session_setup::session_setup(channels::channel& ch, handshake hs, const session_terms& mine,
-                             bool allow_unauthenticated)
-    : ch_(ch), hs_(std::move(hs)), mine_(mine), allow_unauthenticated_(allow_unauthenticated) {}
+                             bool allow_unauthenticated, claim_fn claim)
+    : ch_(ch),
+      hs_(std::move(hs)),
+      mine_(mine),
+      allow_unauthenticated_(allow_unauthenticated),
+      claim_(std::move(claim)) {}
 
 void session_setup::fail(const std::string& why) {
   if (!reason_.empty())
     return;
   reason_ = "peer " + ch_.peer() + (hs_.peer_name().empty() ? "" : " (" + hs_.peer_name() + ")") +
             ": " + why;
-  flush();  // our proof, if it is waiting: the peer then sees the mismatch itself
+  flush();  // our proof or refusal, if waiting: the peer then sees it itself
   ch_.shutdown(channels::shutdown_how::both);
 }
 
@@ -42,15 +46,34 @@ bool session_setup::flush() {
 }
 
 void session_setup::on_terms(const unsigned char* p) {
-  if (wire::load_le<std::uint32_t>(p) != terms_magic) {
-    fail("no session terms after the handshake");
-    return;
+  if (wire::load_le<std::uint32_t>(p) != terms_magic)
+    return fail("no session terms after the handshake");
+  auto flags = wire::load_le<std::uint16_t>(p + 6);
+  if (flags & ~refused_flag)
+    return fail("unknown session flags " + std::to_string(flags));
+  if (flags & refused_flag) {
+    if (claim_)  // only an acceptor refuses
+      return fail("a dialing peer's terms cannot refuse the session");
+    return fail("node '" + hs_.peer_name() +
+                "' refused this session: it has a live session with this node's name (a node "
+                "that restarted gets in once its old session is found gone)");
   }
   session_terms t;
   t.max_buffers = wire::load_le<std::uint16_t>(p + 4);
   t.max_body = wire::load_le<std::uint32_t>(p + 8);
   t.arena_size = wire::load_le<std::uint64_t>(p + 12);
+  t.incarnation = wire::load_le<std::uint64_t>(p + 20);
   peer_terms_ = t;
+}
+
+void session_setup::send_terms(bool refused) {
+  wire::append_le<std::uint32_t>(out_, terms_magic);
+  wire::append_le<std::uint16_t>(out_, mine_.max_buffers);
+  wire::append_le<std::uint16_t>(out_, refused ? refused_flag : 0);
+  wire::append_le<std::uint32_t>(out_, mine_.max_body);
+  wire::append_le<std::uint64_t>(out_, mine_.arena_size);
+  wire::append_le<std::uint64_t>(out_, mine_.incarnation);
+  terms_sent_ = true;
 }
 
 bool session_setup::pump() {
@@ -59,7 +82,7 @@ bool session_setup::pump() {
   bool moved = false;
   auto hello = hs_.take_output();
   out_.insert(out_.end(), hello.begin(), hello.end());
-  for (;;) {
+  while (!peer_terms_ && !failed()) {
     auto [p, n] = ch_.peek();
     if (n == 0) {
       // Nothing to read: has the peer ended its side? (It does when it
@@ -91,28 +114,37 @@ bool session_setup::pump() {
       fail(hs_.reason());
       return true;
     }
-    if (terms_in_.size() == terms_size) {
+    if (terms_in_.size() == terms_size)
       on_terms(terms_in_.data());
-      break;
-    }
   }
-  if (hs_.done() && !terms_sent_ && !failed()) {
+  if (failed())
+    return true;
+  if (hs_.done() && !terms_sent_) {
     if (hs_.current() == handshake::state::unauthenticated && !allow_unauthenticated_) {
       fail(
-          "refused: neither side has a cluster secret, and this node only accepts that on "
-          "loopback or with insecure: true");
+          "refused: neither side proves itself (no cluster secret, no node key), and this node "
+          "only accepts that on loopback or with insecure: true");
       return true;
     }
-    // Only now, authenticated (or allowed without), do we say what we expose.
-    wire::append_le<std::uint32_t>(out_, terms_magic);
-    wire::append_le<std::uint16_t>(out_, mine_.max_buffers);
-    wire::append_le<std::uint16_t>(out_, 0);
-    wire::append_le<std::uint32_t>(out_, mine_.max_body);
-    wire::append_le<std::uint64_t>(out_, mine_.arena_size);
-    terms_sent_ = true;
+    // Only now, authenticated (or allowed without), do we say what we
+    // expose. The acceptor first hears the dialer out, and decides.
+    if (!claim_) {
+      send_terms(false);
+    } else if (peer_terms_) {
+      auto a = claim_({hs_.peer_name(), peer_terms_->incarnation, hs_.name_proven()});
+      verdict_ = a.v;
+      bool refused = a.v == session_registry::verdict::refused;
+      send_terms(refused);
+      if (refused)
+        refusal_ = a.why;
+    }
   }
   if (!out_.empty())
     moved = flush() || moved;
+  if (!refusal_.empty() && out_.empty()) {
+    fail(refusal_);
+    return true;
+  }
   if (!failed() && !established() && ch_.closed())
     fail("the peer ended the connection during setup: " + ch_.reason());
   // Everything the peer streamed is read, its terms are not among it, and

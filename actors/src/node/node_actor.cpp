@@ -34,6 +34,7 @@ struct node_state {
     std::string from;
     std::uint64_t accepted = 0;
     bool evicted = false;  // told to go; no longer counts as in setup
+    std::uint64_t incarnation = 0;  // the peer's run, once up
   };
 
   node_params params;
@@ -41,12 +42,14 @@ struct node_state {
   caf::actor owner;
   std::shared_ptr<channels::listener> listener;
   std::unique_ptr<redial_schedule> redial;
+  std::shared_ptr<session_registry> sessions = std::make_shared<session_registry>();
   std::map<caf::actor_addr, link> links;
   std::map<std::string, caf::actor> by_peer;  // connected
   std::map<std::string, config::endpoint> configured;
   struct loss {
     std::string reason;
     bool stopped = false;  // it left in order
+    std::uint64_t incarnation = 0;
   };
   std::map<std::string, loss> pending_loss;  // within loss_grace
   bool timer_set = false;
@@ -67,8 +70,9 @@ using self_ptr = caf::stateful_actor<node_state>*;
 
 connection_params connection_for(const node_params& p) {
   auto c = p.connection;
-  // Without a secret, only on loopback or when the config says insecure.
-  c.allow_unauthenticated = c.secret.empty() && (p.insecure || config::is_loopback(p.listen));
+  // Without proofs, only on loopback or when the config says insecure.
+  c.allow_unauthenticated = c.creds.secret.empty() && c.creds.trusted.empty() &&
+                            (p.insecure || config::is_loopback(p.listen));
   return c;
 }
 
@@ -85,7 +89,10 @@ void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::stri
            bool dialed) {
   auto& st = self->state;
   auto from = dialed ? std::string{} : host_of(ch->peer());
-  auto conn = spawn_connection(self->system(), std::move(ch), *st.loop, connection_for(st.params),
+  auto params = connection_for(st.params);
+  params.sessions = st.sessions;
+  params.dialed = dialed;
+  auto conn = spawn_connection(self->system(), std::move(ch), *st.loop, params,
                                caf::actor_cast<caf::actor>(self));
   node_state::link l;
   l.conn = conn;
@@ -216,7 +223,8 @@ void drop_link(self_ptr self, const caf::actor_addr& conn) {
   st.links.erase(it);
 }
 
-void on_connected(self_ptr self, const std::string& name, bool authenticated) {
+void on_connected(self_ptr self, const std::string& name, bool authenticated, bool replaces,
+                  std::uint64_t incarnation) {
   auto& st = self->state;
   auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
   auto it = st.links.find(from);
@@ -231,20 +239,41 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated) {
                     config::to_string(st.configured[expected]) + ", found node '" + name + "'");
   }
   // Back within the grace of a loss not yet reported: for the owner it never
-  // went away.
-  bool already = st.pending_loss.erase(name) > 0;
+  // went away, unless this is a new run of the node, whose actors are not
+  // the old one's.
+  bool already = false;
+  if (auto pending = st.pending_loss.find(name); pending != st.pending_loss.end()) {
+    if (pending->second.incarnation == incarnation)
+      already = true;
+    else
+      self->send(st.owner, closed_atom::value, name, pending->second.reason,
+                 pending->second.stopped);
+    st.pending_loss.erase(pending);
+  }
   if (auto other = st.by_peer.find(name); other != st.by_peer.end()) {
-    // Both dialed at once: keep the connection the smaller name dialed.
     auto& old = st.links[other->second.address()];
-    bool mine_dialed_by_smaller = l.dialed == (st.params.connection.node_name < name);
-    if (!mine_dialed_by_smaller) {
-      drop_link(self, from);
-      return;
+    if (replaces) {
+      // Its key proves it: the node restarted, and its old session is dead.
+      logging::info(st.params.connection.node_name,
+                    "node '" + name + "' restarted (its node key proves it): its new session " +
+                        "replaces the old one");
+      drop_link(self, old.conn.address());
+      // For the owner the old node is gone: what waited on it fails.
+      self->send(st.owner, closed_atom::value, name,
+                 std::string{"it restarted, and its new session replaced the old one"}, true);
+    } else {
+      // Both dialed at once: keep the connection the smaller name dialed.
+      bool mine_dialed_by_smaller = l.dialed == (st.params.connection.node_name < name);
+      if (!mine_dialed_by_smaller) {
+        drop_link(self, from);
+        return;
+      }
+      drop_link(self, old.conn.address());
+      already = true;  // the owner saw it connected: nothing changed for it
     }
-    drop_link(self, old.conn.address());
-    already = true;  // the owner saw it connected: nothing changed for it
   }
   l.peer = name;
+  l.incarnation = incarnation;
   setup_ended(self, l);
   l.up = true;
   st.by_peer[name] = l.conn;
@@ -271,7 +300,7 @@ void on_closed(self_ptr self, const std::string& reason, bool stopped) {
                   (l.dialed ? "connection to node '" + l.peer + "'" : std::string{"a connection"}) +
                       " failed during setup: " + reason);
   if (l.up) {
-    self->state.pending_loss[l.peer] = {reason, stopped};
+    self->state.pending_loss[l.peer] = {reason, stopped, l.incarnation};
     self->delayed_send(self, self->state.params.loss_grace, loss_atom::value, l.peer);
   } else if (l.dialed) {
     lost(self, l.peer, reason);
@@ -400,8 +429,8 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
         else
           lost(self, peer, "cannot connect: " + error);
       },
-      [=](connected_atom, const std::string& name, bool authenticated) {
-        on_connected(self, name, authenticated);
+      [=](connected_atom, const std::string& name, bool authenticated, bool replaces,
+          std::uint64_t incarnation) { on_connected(self, name, authenticated, replaces, incarnation);
       },
       [=](closed_atom, const std::string& reason, bool stopped) {
         on_closed(self, reason, stopped);

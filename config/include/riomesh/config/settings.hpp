@@ -30,6 +30,11 @@ struct node_settings {
   endpoint listen;
   fabric_kind fabric = fabric_kind::automatic;
   std::string device;  // empty: the RDMA device that routes to the address
+  // This node's Ed25519 key, which proves its name to peers that list its
+  // public key: the file (resolved against the config file's folder) and
+  // its 32-byte private seed, read at load time.
+  std::string key_file;
+  std::string key;
 };
 
 struct peer_settings {
@@ -42,6 +47,11 @@ struct cluster_settings {
   std::string secret_file;  // resolved against the config file's folder
   std::string secret;       // its contents, read at load time
   bool insecure = false;
+  // The nodes' public keys (32 bytes each), by name: from `keys` in the
+  // file and from `keyring_file`. Non-empty: every peer must prove its name
+  // with the key listed for it.
+  std::vector<std::pair<std::string, std::string>> keys;
+  std::string keyring_file;
 };
 
 // One connection's queues, buffers and timers. Sizes are in bytes.

@@ -1,7 +1,11 @@
 // The connection actor: one per peer, a thin shell over session_setup and
 // connection_core. It owns the channel; the progress loop tells it when the
 // channel's fd has something (pump), and it reports to its owner:
-//   (connected_atom, peer name, authenticated)
+//   (connected_atom, peer name, authenticated, replaces, incarnation)
+//                                        replaces: the peer proved a restart
+//                                        with its key, and this session takes
+//                                        the old one's place; incarnation: the
+//                                        peer's run (session_setup.hpp)
 //   (closed_atom, reason, peer_stopped)  once, then it quits; peer_stopped:
 //                                        the peer ended its stream in order
 //   (writable_atom)                      a send was refused as congested,
@@ -23,6 +27,7 @@
 #pragma once
 
 #include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/session_registry.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>
 
 #include <caf/fwd.hpp>
@@ -37,8 +42,15 @@ class progress_loop;
 
 struct connection_params {
   std::string node_name;
-  std::string secret;  // empty: none
+  credentials creds;  // the secret and node keys
   bool allow_unauthenticated = false;
+  // Random per start of the node, told in the session terms: how a peer
+  // tells a restarted node from the one it had a session with.
+  std::uint64_t incarnation = 0;
+  // Node-wide live sessions (session_registry.hpp); null: every session is
+  // granted. `dialed`: this side dialed (it does not decide).
+  std::shared_ptr<session_registry> sessions;
+  bool dialed = false;
   std::uint64_t arena_size = 64ull << 20;
   std::uint32_t max_body = 1u << 20;
   std::uint16_t max_buffers = 256;

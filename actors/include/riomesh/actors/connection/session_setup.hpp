@@ -1,15 +1,25 @@
 // The start of every riomesh connection, before any arena is exposed: the
 // handshake (handshake.hpp) over the channel's stream, the acceptor's
-// policy on unauthenticated peers, then each side's terms (its arena size
-// and what one envelope may hold), from which the connection core is built.
-// Driven by pump() like the core; the owner bounds it in time. Once
-// established it authorizes the channel (channel.hpp: the gate).
+// policy on unauthenticated peers, then each side's terms (its arena size,
+// what one envelope may hold, its incarnation), from which the connection
+// core is built. The acceptor sends its terms only once it has the
+// dialer's and has asked whether this session may be the one to the
+// dialer's name (session_registry.hpp); a refusal travels in its terms, so
+// both sides end the session alike. Driven by pump() like the core; the
+// owner bounds it in time. Once established it authorizes the channel
+// (channel.hpp: the gate).
+//
+//   terms (28 bytes, little-endian): u32 magic "RMTM", u16 max_buffers,
+//   u16 flags (1: refused, from the acceptor), u32 max_body, u64 arena_size,
+//   u64 incarnation (random per start of a node)
 #pragma once
 
+#include <riomesh/actors/connection/session_registry.hpp>
 #include <riomesh/actors/handshake/handshake.hpp>
 #include <riomesh/channels/channel.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,14 +30,18 @@ struct session_terms {
   std::uint64_t arena_size = 0;
   std::uint32_t max_body = 0;
   std::uint16_t max_buffers = 0;
+  std::uint64_t incarnation = 0;
 };
 
 class session_setup {
  public:
-  // `allow_unauthenticated`: accept a peer when neither side has a secret
-  // (loopback, or insecure: true in the config).
+  using claim_fn = std::function<session_registry::answer(const session_registry::claim&)>;
+
+  // `allow_unauthenticated`: accept a peer when neither side proves
+  // anything (loopback, or insecure: true in the config). `claim`: asked on
+  // the accepting side; empty grants every session (the dialing side).
   session_setup(channels::channel& ch, handshake hs, const session_terms& mine,
-                bool allow_unauthenticated);
+                bool allow_unauthenticated, claim_fn claim = {});
 
   // Sends and reads what it can; true if anything moved.
   bool pump();
@@ -40,18 +54,24 @@ class session_setup {
   const std::string& peer_name() const { return hs_.peer_name(); }
   bool authenticated() const { return hs_.current() == handshake::state::authenticated; }
   const session_terms& peer_terms() const { return *peer_terms_; }
+  // The acceptor's verdict on this session (granted on the dialing side).
+  session_registry::verdict verdict() const { return verdict_; }
 
  private:
   bool flush();
   void fail(const std::string& why);
   void on_terms(const unsigned char* p);
+  void send_terms(bool refused);
 
   channels::channel& ch_;
   handshake hs_;
   session_terms mine_;
   bool allow_unauthenticated_;
+  claim_fn claim_;
   bool terms_sent_ = false;
   bool authorized_ = false;  // the channel told: the peer may map and place
+  session_registry::verdict verdict_ = session_registry::verdict::granted;
+  std::string refusal_;  // ours, failed with once it is sent
   std::vector<unsigned char> out_;
   std::size_t out_pos_ = 0;
   std::vector<unsigned char> terms_in_;
