@@ -34,6 +34,8 @@ const char* to_string(errc e) {
       return "timeout";
     case errc::not_mapped:
       return "not_mapped";
+    case errc::refused:
+      return "refused";
   }
   return "unknown error";
 }

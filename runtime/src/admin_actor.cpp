@@ -27,6 +27,7 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.direct_writes", n.direct_writes);
   add("node.undeliverable", n.undeliverable);
   add("node.bad_inbound", n.bad_inbound);
+  add("node.system_refused", n.system_refused);
   add("node.proxies", n.proxies);
   add("node.exported", n.exported);
   add("node.published", n.published);

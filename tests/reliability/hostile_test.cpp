@@ -9,6 +9,12 @@
 #include <cluster.hpp>
 #include <process.hpp>
 
+#include <riomesh/actors/envelope/envelope.hpp>
+#include <riomesh/message_codec.hpp>
+
+#include <caf/scoped_actor.hpp>
+#include <caf/system_messages.hpp>
+
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -94,5 +100,58 @@ TEST_CASE("hostile: lies on the queue pair each close only the liar's connection
     tell(l.channel(), lie);
     s.expect_cut_off(l, name, expected_reason(lie));
   }
+  CHECK(s.victim.stop() == 0);
+}
+
+TEST_CASE("hostile: a member's CAF system messages to a published actor are refused, it lives") {
+  scene s("system");
+  auto like = node_settings("member");
+  liar l("member", s.victim_address(), like);
+  auto calc_id = l.resolve("calc");
+  auto sink_id = l.resolve("sink");
+  REQUIRE(calc_id != 0);
+  REQUIRE(sink_id != 0);
+  // Each what CAF 0.17 would act on instead of the actor's behavior.
+  std::vector<std::pair<std::string, caf::message>> attacks = {
+      {"exit_msg", caf::make_message(caf::exit_msg{caf::actor_addr{}, caf::exit_reason::kill})},
+      {"exit_msg", caf::make_message(
+                       caf::exit_msg{caf::actor_addr{}, caf::exit_reason::user_shutdown})},
+      {"error", caf::make_message(caf::make_error(caf::sec::runtime_error))},
+      {"down_msg", caf::make_message(caf::down_msg{caf::actor_addr{}, caf::error{}})},
+      {"sys_atom", caf::make_message(caf::sys_atom::value, caf::get_atom::value,
+                                     std::string{"info"})},
+  };
+  std::uint64_t request = 100;
+  for (auto& [kind, msg] : attacks) {
+    for (auto target : {calc_id, sink_id}) {
+      for (auto as : {actors::envelope_kind::message, actors::envelope_kind::request}) {
+        encoded_message enc;
+        std::string error;
+        REQUIRE(encode_message(s.honest->system(), msg, 1 << 20, enc, error));
+        actors::envelope e;
+        e.kind = as;
+        e.receiver = target;
+        e.request_id = as == actors::envelope_kind::request ? ++request : 0;
+        e.body = enc.body;
+        std::vector<unsigned char> bytes;
+        actors::encode(e, bytes);
+        l.say(bytes);
+      }
+    }
+    CHECK_MESSAGE(s.victim.wait_log("a CAF system message (" + kind + ") from the wire", 5s),
+                  s.victim.log());
+  }
+  // Nothing stopped: the published actors answer the honest node, and the
+  // member is still connected (it told no lie about the protocol).
+  auto calc = s.honest->remote_actor<calc_actor>("node-b", "calc", 10s);
+  REQUIRE_MESSAGE(calc, error_text(*s.honest, calc));
+  caf::scoped_actor self{s.honest->system()};
+  self->request(*calc, 10s, add_atom::value, 2, 3)
+      .receive([](int sum) { CHECK(sum == 5); },
+               [&](caf::error& e) { FAIL(s.honest->system().render(e)); });
+  s.still_serves();
+  auto log = s.victim.log();
+  CHECK(log.find("from node 'member' to actor " + std::to_string(calc_id)) != std::string::npos);
+  CHECK(log.find("lost node 'member'") == std::string::npos);
   CHECK(s.victim.stop() == 0);
 }

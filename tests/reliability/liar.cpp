@@ -2,6 +2,7 @@
 
 #include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/envelope/envelope.hpp>
+#include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/channels/listener.hpp>
 #include <riomesh/channels/wire/byte_order.hpp>
 
@@ -75,6 +76,29 @@ void liar::say(const std::vector<unsigned char>& bytes) {
   }
   for (int i = 0; i < 5; ++i)  // let the fabric take it before we wait
     run_once(1);
+}
+
+std::uint64_t liar::resolve(const std::string& name) {
+  actors::envelope ask;
+  ask.kind = actors::envelope_kind::resolve;
+  ask.request_id = 1;
+  ask.body.assign(name.begin(), name.end());
+  std::vector<unsigned char> bytes;
+  actors::encode(ask, bytes);
+  say(bytes);
+  actors::envelope_decoder in({1 << 20, 1 << 30, 1 << 20, 256});
+  auto deadline = clock_type::now() + 10s;
+  while (clock_type::now() < deadline) {
+    for (auto [p, n] = ch_->peek(); n > 0; std::tie(p, n) = ch_->peek()) {
+      ch_->consume(in.feed(p, n));
+      if (in.failed())
+        throw std::runtime_error("the victim's stream: " + in.error());
+      if (auto e = in.next(); e && e->kind == actors::envelope_kind::resolved)
+        return e->sender;
+    }
+    run_once(10);
+  }
+  throw std::runtime_error("no answer for '" + name + "' within 10 s");
 }
 
 bool liar::wait_closed(std::chrono::milliseconds limit) {

@@ -28,6 +28,9 @@ class liar {
   channels::channel& channel() { return *ch_; }
   // Writes all of `bytes` into the stream (within 10 s, or throws).
   void say(const std::vector<unsigned char>& bytes);
+  // Asks the victim for the id of its actor published as `name` (0: none),
+  // as a node's directory would; throws after 10 s without an answer.
+  std::uint64_t resolve(const std::string& name);
   // Runs the channel until the victim has closed it; false after `limit`.
   bool wait_closed(std::chrono::milliseconds limit);
   // One round of the channel's progress, waiting up to `ms` for its fd.

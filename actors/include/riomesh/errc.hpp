@@ -25,6 +25,7 @@ enum class errc : std::uint8_t {
   stopped,             // this runtime is shutting down
   timeout,             // no answer in time
   not_mapped,          // a direct write found no map at that offset on the peer
+  refused,             // the receiving node refused the message (a CAF system message)
 };
 
 const char* to_string(errc e);

@@ -5,6 +5,9 @@
 // actor, from a proxy of its remote sender, with a request id the
 // response can be matched to on its way back.
 #include "directory_state.hpp"
+#include "system_message.hpp"
+
+#include <riomesh/config/text.hpp>
 
 #include <riomesh/errc.hpp>
 #include <riomesh/log.hpp>
@@ -63,8 +66,11 @@ void send_error(directory_ptr self, const std::string& peer, std::uint64_t recei
 caf::error error_of(const std::string& peer, const std::vector<unsigned char>& body) {
   auto code = body.empty() ? 0 : body[0];
   bool known = code == static_cast<unsigned char>(errc::actor_exited) ||
-               code == static_cast<unsigned char>(errc::decode_failure);
-  std::string text = body.empty() ? "" : std::string(body.begin() + 1, body.end());
+               code == static_cast<unsigned char>(errc::decode_failure) ||
+               code == static_cast<unsigned char>(errc::refused);
+  // A peer's words: printable, whoever prints them.
+  std::string text =
+      body.empty() ? "" : config::printable(std::string(body.begin() + 1, body.end()));
   if (!known)
     text = "node '" + peer + "' answered with error code " + std::to_string(code) + ": " + text;
   return make_error(known ? static_cast<errc>(code) : errc::decode_failure, text);
@@ -175,6 +181,12 @@ void deliver(directory_ptr self, const std::string& peer, inbound_message& m) {
   std::string error;
   if (!decode_counted(self, m, msg, error))
     return refuse(errc::decode_failure, error);
+  if (const char* kind = system_message_kind(msg)) {
+    ++st.counters.system_refused;
+    return refuse(errc::refused, std::string{"a CAF system message ("} + kind +
+                                     ") from the wire; links and monitors across nodes are "
+                                     "riomesh's own, and it makes their messages itself");
+  }
   ++st.counters.messages_in;
   caf::strong_actor_ptr sender;
   if (env.sender != 0)

@@ -46,7 +46,8 @@ struct directory_counters {
   std::uint64_t payload_copied_out = 0, payload_copied_in = 0;  // buffers serialized inline
   std::uint64_t direct_writes = 0;                              // into peers' own maps (place_atom)
   std::uint64_t undeliverable = 0;  // refused locally (congested, encode, not connected)
-  std::uint64_t bad_inbound = 0;    // decode failures, unknown receivers
+  std::uint64_t bad_inbound = 0;    // decode failures, unknown receivers, refusals
+  std::uint64_t system_refused = 0;  // CAF system messages from the wire, refused
   std::uint64_t proxies = 0, exported = 0, published = 0;
 };
 
