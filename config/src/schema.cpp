@@ -269,7 +269,6 @@ field secret_field() {
           [](const settings& s) { return YAML::Node(s.cluster.secret_file); }};
 }
 
-
 field key_file_field() {
   return {"key_file", false,
           [](const value_ref& v, settings& s) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include <sys/resource.h>
+
 namespace riomesh::interop {
 namespace {
 
@@ -268,13 +270,160 @@ bool closer(peer_api& api, bool vanish) {
   return true;
 }
 
+// ---- unmapped -----------------------------------------------------------------
+
+constexpr std::uint64_t unmapped_at = 0x20000;
+constexpr std::size_t unmapped_size = 64 * 1024;
+
+bool mapper(peer_api& api) {
+  std::vector<unsigned char> region(unmapped_size);
+  std::uint64_t word = 1;
+  if (!api.riomap(region.data(), region.size(), unmapped_at) || !api.send_all(&word, 8))
+    return fail(api, "map and say so");
+  if (!recv_exact(api, &word, 8))
+    return fail(api, "no word that the first write landed");
+  if (first_difference(region.data(), 4096, 5) != 4096)
+    return fail(api, "the first write did not land");
+  if (!api.riounmap(region.data(), region.size(), unmapped_at) || !api.send_all(&word, 8))
+    return fail(api, "unmap and say so");
+  // The writer's last word, or the end of the connection. A librdmacm
+  // mapper may hear neither: rsockets has no keepalive, and a write into
+  // memory it took back can break the connection without a word.
+  if (api.poll_in(5000) == 1) {
+    long got = api.recv_some(&word, 8);
+    std::printf("%s: mapper: then %s\n", api.name(),
+                got > 0    ? "the writer's last word"
+                : got == 0 ? "end of stream"
+                           : "an error");
+  } else {
+    std::printf("%s: mapper: no word from the writer within 5 s\n", api.name());
+  }
+  std::fflush(nullptr);
+  std::_Exit(0);  // librdmacm's rclose may wait for a peer that is gone
+}
+
+bool unmapped_writer(peer_api& api) {
+  std::vector<unsigned char> data(4096);
+  fill_buffer(data.data(), data.size(), 5);
+  std::uint64_t word = 0;
+  if (!recv_exact(api, &word, 8))
+    return fail(api, "no ready word");
+  if (api.riowrite(data.data(), data.size(), unmapped_at) != write_result::ok ||
+      !api.send_all(&word, 8))
+    return fail(api, "the first write, into the map");
+  if (!recv_exact(api, &word, 8))
+    return fail(api, "no word that the map is gone");
+  auto start = clock_type::now();
+  auto r = api.riowrite(data.data(), data.size(), unmapped_at);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start);
+  // A riomesh mapper zeroes our entry (no mapping); a librdmacm one leaves
+  // it, and the write fails at its queue pair or, where the device still
+  // knows the key, lands. Whichever: the call returns, it does not hang.
+  std::printf("%s: riowrite into the withdrawn map returned %s after %lld ms%s%s\n", api.name(),
+              r == write_result::ok           ? "ok"
+              : r == write_result::no_mapping ? "no mapping"
+                                              : "failed",
+              static_cast<long long>(ms.count()), api.error().empty() ? "" : ": ",
+              api.error().c_str());
+  if (ms > std::chrono::seconds(10))
+    return fail(api, "the write returned only after its connection timed out");
+  // The conversation ends in band if the connection still stands.
+  bool said = api.send_all(&word, 8);
+  std::printf("%s: last word %s%s\n", api.name(),
+              said ? "sent" : "not sent: ", said ? "" : api.error().c_str());
+  api.close();
+  return true;
+}
+
+// ---- edge ---------------------------------------------------------------------
+// A write that reaches the end of its entry with bytes left: riomesh goes on
+// into a contiguous next entry, else returns what it wrote (no mapping);
+// librdmacm v44 keeps its entry and posts zero-length writes for ever. The
+// mapper must do no work for such a writer.
+
+constexpr std::uint64_t edge_at = 0x30000;
+constexpr std::size_t edge_size = 4096;
+
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+bool edge_mapper(peer_api& api) {
+  std::vector<unsigned char> region(edge_size);
+  std::uint64_t word = 1;
+  if (!api.riomap(region.data(), region.size(), edge_at) || !api.send_all(&word, 8))
+    return fail(api, "map and say so");
+  // The writer now writes twice the entry; we only wait, as an idle socket.
+  double before = cpu_seconds();
+  api.poll_in(3000);
+  double spent = cpu_seconds() - before;
+  std::printf("%s: mapper CPU while the writer wrote past its entry: %.3f s in 3 s\n", api.name(),
+              spent);
+  if (first_difference(region.data(), edge_size, 7) != edge_size)
+    return fail(api, "the writer's bytes up to the entry's end did not land");
+  if (spent > 0.3)
+    return fail(api, "the mapper worked for a writer past the end of its map");
+  std::fflush(nullptr);
+  std::_Exit(0);  // a spinning librdmacm writer would never let close finish
+}
+
+bool edge_writer(peer_api& api) {
+  std::vector<unsigned char> data(2 * edge_size);
+  fill_buffer(data.data(), data.size(), 7);
+  std::uint64_t word = 0;
+  if (!recv_exact(api, &word, 8))
+    return fail(api, "no ready word");
+  auto r = api.riowrite(data.data(), data.size(), edge_at);
+  std::printf("%s: riowrite past the entry's end: %s (%s)\n", api.name(),
+              r == write_result::no_mapping ? "stopped at the end: no mapping beyond" : "other",
+              api.error().c_str());
+  return r == write_result::no_mapping || fail(api, "expected a short write, no mapping beyond");
+}
+
+// ---- eof ----------------------------------------------------------------------
+
+constexpr std::size_t eof_bytes = 100 * 1024;
+
+bool eof_sender(peer_api& api) {
+  std::vector<unsigned char> out(eof_bytes);
+  fill_buffer(out.data(), out.size(), 6);
+  if (!api.send_all(out.data(), out.size()) || !api.shutdown_write())
+    return fail(api, "send, then shut down writing");
+  unsigned char sink[256];
+  while (api.recv_some(sink, sizeof sink) > 0) {
+  }
+  return true;
+}
+
+bool eof_poller(peer_api& api) {
+  std::vector<unsigned char> in(eof_bytes);
+  if (!recv_exact(api, in.data(), in.size()) ||
+      first_difference(in.data(), in.size(), 6) != in.size())
+    return fail(api, "the stream before its end");
+  // All read; the peer has shut down: readable, as a socket at end of stream.
+  int ready = api.poll_in(5000);
+  if (ready != 1)
+    return fail(api, "poll for input at end of stream gave " + std::to_string(ready));
+  unsigned char one = 0;
+  if (api.recv_some(&one, 1) != 0)
+    return fail(api, "a read at end of stream did not return 0");
+  api.close();
+  return true;
+}
+
 }  // namespace
 
 bool known_case(const std::string& name, const std::string& role) {
   return (name == "ordering" && (role == "writer" || role == "reader")) ||
          (name == "maps" && (role == "writer" || role == "reader")) ||
          (name == "shutdown" && (role == "first" || role == "second")) ||
-         (name == "close" && (role == "streamer" || role == "closer" || role == "vanish"));
+         (name == "close" && (role == "streamer" || role == "closer" || role == "vanish")) ||
+         (name == "unmapped" && (role == "mapper" || role == "writer")) ||
+         (name == "eof" && (role == "sender" || role == "poller")) ||
+         (name == "edge" && (role == "mapper" || role == "writer"));
 }
 
 bool run_case(const std::string& name, const std::string& role, peer_api& api) {
@@ -286,6 +435,12 @@ bool run_case(const std::string& name, const std::string& role, peer_api& api) {
     return shutdown_role(api, role == "first");
   if (name == "close")
     return role == "streamer" ? streamer(api) : closer(api, role == "vanish");
+  if (name == "unmapped")
+    return role == "mapper" ? mapper(api) : unmapped_writer(api);
+  if (name == "eof")
+    return role == "sender" ? eof_sender(api) : eof_poller(api);
+  if (name == "edge")
+    return role == "mapper" ? edge_mapper(api) : edge_writer(api);
   return false;
 }
 

@@ -11,6 +11,17 @@
 //   close     streamer / closer the closer leaves mid-transfer (close, or
 //                               exit without closing: "vanish"); the
 //                               streamer must see the error, not hang
+//   unmapped  mapper / writer   the mapper withdraws its map and says so;
+//                               the writer's blocking riowrite there must
+//                               return (no mapping, or the connection's
+//                               end), not wait for ever
+//   edge      mapper / writer   a write crossing the end of the only entry:
+//                               riomesh stops there (no mapping beyond);
+//                               a librdmacm v44 writer spins, and the
+//                               riomesh mapper must spend no CPU on it
+//   eof       sender / poller   the sender shuts down writing; the poller,
+//                               having read everything, must find the
+//                               socket readable (end of stream), then read 0
 #pragma once
 
 #include "peer_api.hpp"

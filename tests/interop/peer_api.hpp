@@ -34,6 +34,9 @@ class peer_api {
   virtual bool riounmap(void* base, std::size_t n, std::uint64_t offset) = 0;
   virtual write_result riowrite(const void* data, std::size_t n, std::uint64_t offset) = 0;
 
+  // Waits up to `timeout_ms` for the socket to be readable as poll(2)
+  // means it (bytes, or end of stream, or an error): 1, 0 if not, -1 error.
+  virtual int poll_in(int timeout_ms) = 0;
   virtual bool shutdown_write() = 0;
   virtual void close() = 0;
   virtual std::string error() const = 0;

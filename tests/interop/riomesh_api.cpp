@@ -10,6 +10,7 @@ namespace {
 
 using namespace riomesh::channels;
 using namespace std::chrono_literals;
+constexpr unsigned poll_in_bits = channels::poll_in;
 
 class riomesh_api final : public peer_api {
  public:
@@ -64,6 +65,9 @@ class riomesh_api final : public peer_api {
     return r.st == status::no_mapping ? write_result::no_mapping : write_result::failed;
   }
 
+  int poll_in(int timeout_ms) override {
+    return s_->poll(poll_in_bits, std::chrono::milliseconds(timeout_ms)) & poll_in_bits ? 1 : 0;
+  }
   bool shutdown_write() override {
     auto st = s_->shutdown(shutdown_how::write);
     return st == status::ok || failed("shutdown", st);

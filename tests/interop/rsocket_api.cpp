@@ -2,6 +2,7 @@
 #include "peer_api.hpp"
 
 #include <netdb.h>
+#include <poll.h>
 #include <rdma/rsocket.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -105,6 +106,13 @@ class rsocket_api final : public peer_api {
     return write_result::ok;
   }
 
+  int poll_in(int timeout_ms) override {
+    pollfd p{fd_, POLLIN, 0};
+    int n = rpoll(&p, 1, timeout_ms);
+    if (n < 0)
+      return fail("rpoll"), -1;
+    return n > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) ? 1 : 0;
+  }
   bool shutdown_write() override { return rshutdown(fd_, SHUT_WR) == 0 || fail("rshutdown"); }
   void close() override {
     // librdmacm v44's rclose unregisters leftover maps after it has dropped

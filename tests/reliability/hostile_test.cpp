@@ -114,12 +114,12 @@ TEST_CASE("hostile: a member's CAF system messages to a published actor are refu
   // Each what CAF 0.17 would act on instead of the actor's behavior.
   std::vector<std::pair<std::string, caf::message>> attacks = {
       {"exit_msg", caf::make_message(caf::exit_msg{caf::actor_addr{}, caf::exit_reason::kill})},
-      {"exit_msg", caf::make_message(
-                       caf::exit_msg{caf::actor_addr{}, caf::exit_reason::user_shutdown})},
+      {"exit_msg",
+       caf::make_message(caf::exit_msg{caf::actor_addr{}, caf::exit_reason::user_shutdown})},
       {"error", caf::make_message(caf::make_error(caf::sec::runtime_error))},
       {"down_msg", caf::make_message(caf::down_msg{caf::actor_addr{}, caf::error{}})},
-      {"sys_atom", caf::make_message(caf::sys_atom::value, caf::get_atom::value,
-                                     std::string{"info"})},
+      {"sys_atom",
+       caf::make_message(caf::sys_atom::value, caf::get_atom::value, std::string{"info"})},
   };
   std::uint64_t request = 100;
   for (auto& [kind, msg] : attacks) {

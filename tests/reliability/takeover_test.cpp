@@ -89,9 +89,9 @@ TEST_CASE("takeover: with the secret only, a second session for a connected name
   CHECK_MESSAGE(why.find("refused this session: it has a live session with this node's name") !=
                     std::string::npos,
                 why);
-  CHECK_MESSAGE(victim.wait_log("a session with node 'node-a' is live; a second one is refused",
-                                5s),
-                victim.log());
+  CHECK_MESSAGE(
+      victim.wait_log("a session with node 'node-a' is live; a second one is refused", 5s),
+      victim.log());
   // The real node-a still has its session: requests go to it and back.
   for (std::uint64_t i = 0; i < 20; ++i) {
     auto data = a->allocate(64 << 10);
@@ -120,8 +120,7 @@ TEST_CASE("takeover: with node keys, a member cannot claim a listed name at all"
   auto why = setup_failure("node-a", at(victim), forged);
   CHECK_MESSAGE(!why.empty(), victim.log());
   MESSAGE(why);
-  CHECK_MESSAGE(victim.wait_log("its signature does not match its key in this node's keyring",
-                                5s),
+  CHECK_MESSAGE(victim.wait_log("its signature does not match its key in this node's keyring", 5s),
                 victim.log());
   // And one without any key, claiming the listed name.
   why = setup_failure("node-a", at(victim), node_settings("node-a"));
@@ -165,8 +164,7 @@ TEST_CASE("takeover: a node that restarted gets back in, at once when its key pr
     } else {
       // Refused while the old session stood, let in once it was found
       // silent (the victim's peer timeout is 600 ms).
-      CHECK_MESSAGE(victim.log().find("a session with node 'node-a' is live") !=
-                        std::string::npos,
+      CHECK_MESSAGE(victim.log().find("a session with node 'node-a' is live") != std::string::npos,
                     victim.log());
       CHECK_MESSAGE(victim.wait_log("silent for", 3s), victim.log());
     }

@@ -17,7 +17,8 @@ const std::string openssl_private =
     "-----BEGIN PRIVATE KEY-----\n"
     "MC4CAQAwBQYDK2VwBCIEIHZ4IaSiRRsWcJCBQP5LXCcGoKkLN8jeePXPAlj9QgPS\n"
     "-----END PRIVATE KEY-----\n";
-const std::string openssl_public_der = "MCowBQYDK2VwAyEAF1Z9dS0GJ6/2zn/5s1ntnxeaII6qtVZuhNo+4bt2XtE=";
+const std::string openssl_public_der =
+    "MCowBQYDK2VwAyEAF1Z9dS0GJ6/2zn/5s1ntnxeaII6qtVZuhNo+4bt2XtE=";
 
 }  // namespace
 
@@ -55,10 +56,10 @@ TEST_CASE("keys: node.key_file, cluster.keys and cluster.keyring_file load, with
                                   "\nnode-c AAAA\nnode-d\nbad!name " + openssl_public_der + "\n");
   std::string error;
   auto pub = config::parse_public_key(openssl_public_der, error);
-  auto good = config::load_string(test::minimal + "  key_file: " + key +
-                                      "\ncluster:\n  keys:\n    node-a: " + openssl_public_der +
-                                      "\n",
-                                  "node.yaml");
+  auto good =
+      config::load_string(test::minimal + "  key_file: " + key +
+                              "\ncluster:\n  keys:\n    node-a: " + openssl_public_der + "\n",
+                          "node.yaml");
   CHECK(good.node.key == config::parse_private_key(openssl_private, error));
   CHECK(good.node.key_file == key);
   REQUIRE(good.cluster.keys.size() == 1);
@@ -67,11 +68,13 @@ TEST_CASE("keys: node.key_file, cluster.keys and cluster.keyring_file load, with
   auto bad = test::problems(test::minimal + "cluster:\n  keyring_file: " + ring +
                             "\n  keys:\n    node-b: " + openssl_public_der + "\n");
   REQUIRE(bad.size() == 4);
-  CHECK(bad[0] == ring + ":4:1: keyring: the key of node 'node-c' is not an Ed25519 public key "
-                         "(3 bytes; expected 32, or the 44 of its DER form)");
+  CHECK(bad[0] == ring +
+                      ":4:1: keyring: the key of node 'node-c' is not an Ed25519 public key "
+                      "(3 bytes; expected 32, or the 44 of its DER form)");
   CHECK(bad[1] == ring + ":5:1: keyring: expected 'NAME BASE64-KEY' on the line");
-  CHECK(bad[2] == ring + ":6:1: keyring: 'bad!name' is not a valid name: 1 to 64 letters, "
-                         "digits, '-', '_' or '.', starting with a letter or digit");
+  CHECK(bad[2] == ring +
+                      ":6:1: keyring: 'bad!name' is not a valid name: 1 to 64 letters, "
+                      "digits, '-', '_' or '.', starting with a letter or digit");
   CHECK(bad[3] == "node.yaml:7:13: cluster.keys: node 'node-b' is listed twice");
   CHECK(test::problem(test::minimal + "  key_file: /nonexistent.key\n") ==
         "node.yaml:4:13: node.key_file: cannot read key file '/nonexistent.key': No such file or "

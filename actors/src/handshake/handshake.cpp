@@ -91,8 +91,8 @@ std::size_t handshake::feed(const unsigned char* p, std::size_t n) {
       std::string name(in_.begin(), in_.end());
       in_.clear();
       if (!config::is_node_name(name)) {
-        refuse("node name '" + config::printable(name) + "' is not valid: " +
-               config::node_name_rule);
+        refuse("node name '" + config::printable(name) +
+               "' is not valid: " + config::node_name_rule);
         break;
       }
       peer_name_ = std::move(name);
@@ -181,8 +181,7 @@ void handshake::on_proof() {
 }
 
 std::vector<unsigned char> handshake::transcript(const char* label, const nonce& first,
-                                                 const nonce& second,
-                                                 const std::string& first_name,
+                                                 const nonce& second, const std::string& first_name,
                                                  const std::string& second_name) const {
   std::vector<unsigned char> msg(label, label + std::strlen(label));
   msg.insert(msg.end(), first.begin(), first.end());
@@ -198,8 +197,8 @@ std::vector<unsigned char> handshake::transcript(const char* label, const nonce&
 std::array<unsigned char, 32> handshake::hmac(const std::vector<unsigned char>& message) const {
   std::array<unsigned char, 32> out{};
   unsigned int len = 0;
-  HMAC(EVP_sha256(), creds_.secret.data(), static_cast<int>(creds_.secret.size()),
-       message.data(), message.size(), out.data(), &len);
+  HMAC(EVP_sha256(), creds_.secret.data(), static_cast<int>(creds_.secret.size()), message.data(),
+       message.size(), out.data(), &len);
   return out;
 }
 

@@ -19,9 +19,8 @@ using pkey_ptr = std::unique_ptr<EVP_PKEY, pkey_free>;
 using md_ptr = std::unique_ptr<EVP_MD_CTX, md_free>;
 
 pkey_ptr private_of(const std::string& seed) {
-  pkey_ptr k{EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr,
-                                          reinterpret_cast<const unsigned char*>(seed.data()),
-                                          seed.size())};
+  pkey_ptr k{EVP_PKEY_new_raw_private_key(
+      EVP_PKEY_ED25519, nullptr, reinterpret_cast<const unsigned char*>(seed.data()), seed.size())};
   if (!k)
     throw std::runtime_error("OpenSSL cannot make an Ed25519 key from this seed");
   return k;

@@ -40,9 +40,9 @@ nonce random_nonce();  // from OpenSSL's RAND_bytes
 
 // What a node proves itself with, and checks its peers against.
 struct credentials {
-  std::string secret;             // empty: none
-  std::optional<node_key> key;    // signs this node's name
-  keyring trusted;                // names whose peers must sign with the listed key
+  std::string secret;           // empty: none
+  std::optional<node_key> key;  // signs this node's name
+  keyring trusted;              // names whose peers must sign with the listed key
 };
 
 class handshake {
@@ -70,8 +70,8 @@ class handshake {
   const std::string& reason() const { return reason_; }
 
  private:
-  std::vector<unsigned char> transcript(const char* label, const nonce& first,
-                                        const nonce& second, const std::string& first_name,
+  std::vector<unsigned char> transcript(const char* label, const nonce& first, const nonce& second,
+                                        const std::string& first_name,
                                         const std::string& second_name) const;
   std::array<unsigned char, 32> hmac(const std::vector<unsigned char>& message) const;
   void on_hello();
