@@ -12,9 +12,13 @@ using namespace riomesh::property;
 
 namespace {
 
+#ifndef RIOMESH_DEFAULT_SCENARIOS
+#define RIOMESH_DEFAULT_SCENARIOS 2000
+#endif
+
 std::uint64_t scenarios() {
   const char* v = std::getenv("RIOMESH_SCENARIOS");
-  return v && *v ? std::strtoull(v, nullptr, 0) : 2000;
+  return v && *v ? std::strtoull(v, nullptr, 0) : RIOMESH_DEFAULT_SCENARIOS;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <cluster.hpp>
 #include <process.hpp>
+#include <sanitized.hpp>
 
 #include <riomesh/actors/envelope/envelope.hpp>
 #include <riomesh/message_codec.hpp>
@@ -18,6 +19,9 @@
 #include <doctest/doctest.h>
 
 #include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 using namespace riomesh;
 using namespace riomesh::test;
@@ -80,9 +84,27 @@ TEST_CASE("hostile: envelope lies each close only the liar's connection, with th
   for (const auto& lie : envelope_lies(like.channel.arena)) {
     CAPTURE(lie.what);
     auto name = "liar-" + std::to_string(++n);
+    auto rss_before = s.victim.rss();
+    std::atomic<std::uint64_t> peak{rss_before};
+    std::atomic<bool> watching{true};
+    std::thread watcher([&] {
+      while (watching) {
+        peak = std::max<std::uint64_t>(peak, s.victim.rss());
+        std::this_thread::sleep_for(5ms);
+      }
+    });
     liar l(name, s.victim_address(), like);
     l.say(lie.bytes);
     s.expect_cut_off(l, name, lie.expected_reason);
+    watching = false;
+    watcher.join();
+    // No lie costs the victim more memory than one connection may hold:
+    // its arena's pages the lie touches, and what channel.max_streams
+    // streams of the lie's pieces hold (8 x 2 MiB here).
+    auto grown = static_cast<std::int64_t>(peak.load()) - static_cast<std::int64_t>(rss_before);
+    MESSAGE(lie.what, ": victim RSS at most ", grown / 1024, " KiB more while it was told");
+    if (!sanitized)
+      CHECK(grown < (48 << 20));
   }
   CHECK(s.victim.stop() == 0);
 }

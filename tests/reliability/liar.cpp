@@ -158,6 +158,20 @@ std::vector<envelope_lie> envelope_lies(std::uint64_t victim_arena) {
   envelope piece{envelope_kind::piece, 1, 1, 0, {{0, 4096}}, huge_total};
   lies.push_back(
       {"a streamed buffer declaring 2^60 bytes", "a streamed buffer of", encoded(piece)});
+  // A new buffer index in every 2 MiB piece: each would be assembled apart.
+  std::vector<unsigned char> many;
+  for (std::uint32_t index = 0; index < 24; ++index) {
+    std::vector<unsigned char> body(12, 0);
+    wire::store<std::uint32_t>(body.data(), index, wire::byte_order::little);
+    wire::store<std::uint64_t>(body.data() + 4, 64ull << 20, wire::byte_order::little);
+    envelope p{envelope_kind::piece, 1, 1, 0, {{index * (2ull << 20), 2ull << 20}}, body};
+    auto bytes = encoded(p);
+    many.insert(many.end(), bytes.begin(), bytes.end());
+  }
+  lies.push_back({"24 pieces, each of a new streamed buffer", "buffers streaming at once", many});
+  envelope overlapping{envelope_kind::message, 1, 1, 0, {{0, 8192}, {4096, 4096}}, {0}};
+  lies.push_back(
+      {"two buffers of one envelope in the same arena space", "overlap", encoded(overlapping)});
   lies.push_back({"bytes that are no envelope", "bad magic", std::vector<unsigned char>(64, 0x5a)});
   return lies;
 }

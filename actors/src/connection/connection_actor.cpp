@@ -128,6 +128,7 @@ void become_connected(self_ptr self) {
     if (auto a = caf::actor_cast<caf::actor>(me))
       caf::anon_send(a, pump_atom::value);
   });
+  st.ch->keep_alive_within(std::chrono::milliseconds(peer.silence_limit_ms));
   if (st.params.sessions && st.params.dialed)
     st.params.sessions->established(st.ticket, st.setup->peer_name(), peer.incarnation);
   self->send(st.owner, connected_atom::value, st.setup->peer_name(), st.setup->authenticated(),
@@ -209,7 +210,8 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
   st.params = p;
   st.owner = std::move(owner);
   st.setup_deadline = connection_core::clock::now() + p.setup_limit;
-  session_terms terms{p.arena_size, p.max_body, p.max_buffers, p.incarnation};
+  session_terms terms{p.arena_size, p.max_body, p.max_buffers, p.incarnation,
+                      static_cast<std::uint32_t>(p.peer_timeout.count())};
   session_setup::claim_fn claim;
   if (p.sessions) {
     st.ticket = p.sessions->open();
@@ -218,9 +220,9 @@ caf::behavior connection(self_ptr self, std::shared_ptr<channels::channel> ch, p
         return sessions->ask(ticket, c);
       };
   }
-  st.setup = std::make_unique<session_setup>(*st.ch,
-                                             handshake(p.node_name, p.creds, random_nonce()),
-                                             terms, p.allow_unauthenticated, std::move(claim));
+  st.setup =
+      std::make_unique<session_setup>(*st.ch, handshake(p.node_name, p.creds, random_nonce()),
+                                      terms, p.allow_unauthenticated, std::move(claim));
   caf::actor_addr me = self->address();
   st.watching = loop->watch(
       st.ch->wait_fd(),

@@ -8,7 +8,7 @@ namespace riomesh::actors {
 namespace {
 
 constexpr std::uint32_t terms_magic = 0x4d544d52;  // "RMTM"
-constexpr std::size_t terms_size = 28;
+constexpr std::size_t terms_size = 32;
 constexpr std::uint16_t refused_flag = 1;
 
 }  // namespace
@@ -63,6 +63,7 @@ void session_setup::on_terms(const unsigned char* p) {
   t.max_body = wire::load_le<std::uint32_t>(p + 8);
   t.arena_size = wire::load_le<std::uint64_t>(p + 12);
   t.incarnation = wire::load_le<std::uint64_t>(p + 20);
+  t.silence_limit_ms = wire::load_le<std::uint32_t>(p + 28);
   peer_terms_ = t;
 }
 
@@ -73,6 +74,7 @@ void session_setup::send_terms(bool refused) {
   wire::append_le<std::uint32_t>(out_, mine_.max_body);
   wire::append_le<std::uint64_t>(out_, mine_.arena_size);
   wire::append_le<std::uint64_t>(out_, mine_.incarnation);
+  wire::append_le<std::uint32_t>(out_, mine_.silence_limit_ms);
   terms_sent_ = true;
 }
 

@@ -229,6 +229,14 @@ tcp_params tcp_params::from(const config::channel_settings& c) {
   return p;
 }
 
+void tcp_protocol::keep_alive_within(std::chrono::nanoseconds silence) {
+  if (silence.count() <= 0)
+    return;
+  auto need = silence / 3;
+  if (params_.keepalive.count() <= 0 || need < params_.keepalive)
+    params_.keepalive = need;
+}
+
 void tcp_protocol::tick(std::chrono::steady_clock::time_point now) {
   if (closed())
     return;

@@ -90,6 +90,10 @@ class channel {
   // peer_timeout; rdma: when the transport gives up on a keepalive). The
   // owner calls it now and then, a few times per keepalive interval.
   virtual void tick(std::chrono::steady_clock::time_point /*now*/) {}
+  // The peer declares us lost after `silence` without a word: keep the
+  // connection alive often enough for it (tcp: keepalives at least three
+  // times as often; rdma: the transport itself answers, nothing to do).
+  virtual void keep_alive_within(std::chrono::nanoseconds /*silence*/) {}
   virtual bool take_events(std::vector<event>& out) = 0;
 
   // A riomesh node's channel is gated (channel_options::gated): until the

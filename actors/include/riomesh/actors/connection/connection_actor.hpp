@@ -64,6 +64,9 @@ struct connection_params {
   // A peer that has not finished the session setup by then is no node (or
   // is a client holding the connection open): it is closed.
   std::chrono::milliseconds setup_limit{10000};
+  // This node declares a silent peer lost after this (0: never), and tells
+  // peers so in its terms.
+  std::chrono::milliseconds peer_timeout{5000};
 };
 
 // `loop` must outlive the actor (and so the actor system: destroy the

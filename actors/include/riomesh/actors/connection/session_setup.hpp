@@ -9,9 +9,11 @@
 // owner bounds it in time. Once established it authorizes the channel
 // (channel.hpp: the gate).
 //
-//   terms (28 bytes, little-endian): u32 magic "RMTM", u16 max_buffers,
+//   terms (32 bytes, little-endian): u32 magic "RMTM", u16 max_buffers,
 //   u16 flags (1: refused, from the acceptor), u32 max_body, u64 arena_size,
-//   u64 incarnation (random per start of a node)
+//   u64 incarnation (random per start of a node), u32 silence limit (ms
+//   after which the sender declares a silent peer lost; 0: never), so the
+//   peer keeps it alive often enough whatever its own settings
 #pragma once
 
 #include <riomesh/actors/connection/session_registry.hpp>
@@ -31,6 +33,7 @@ struct session_terms {
   std::uint32_t max_body = 0;
   std::uint16_t max_buffers = 0;
   std::uint64_t incarnation = 0;
+  std::uint32_t silence_limit_ms = 0;
 };
 
 class session_setup {

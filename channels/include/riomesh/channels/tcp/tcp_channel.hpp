@@ -36,6 +36,9 @@ class tcp_channel final : public channel {
   void keepalive();
   // Keepalive and peer_timeout.
   void tick(std::chrono::steady_clock::time_point now) override;
+  void keep_alive_within(std::chrono::nanoseconds silence) override {
+    proto_.keep_alive_within(silence);
+  }
 
   int wait_fd() const override { return fd_; }
   bool wants_write() const override { return proto_.wants_write(); }

@@ -75,6 +75,8 @@ class tcp_protocol {
   // Timers, with the time passed in: a KEEPALIVE after `keepalive` without
   // sending, and failure after `peer_timeout` without hearing from the peer.
   void tick(std::chrono::steady_clock::time_point now);
+  // Keepalives often enough for a peer that gives up after `silence`.
+  void keep_alive_within(std::chrono::nanoseconds silence);
 
   // ---- socket side ---------------------------------------------------------
   // Where the next received bytes go; length 0: do not read now.
