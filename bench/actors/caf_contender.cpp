@@ -2,8 +2,10 @@
 // remote_actor over TCP (BASP), the payload a std::vector<char> prebuilt
 // once as a message (no per-send copy on the sender; BASP serializes it on
 // the way out and deserializes it into a new vector on the way in). Same
-// scheduler as riomesh's runtime: sharing, one worker per core.
+// scheduler as riomesh's runtime (sharing, one worker per core, unless
+// the bench says otherwise).
 #include "measure.hpp"
+#include "oneway_driver.hpp"
 #include "window_driver.hpp"
 
 #include <caf/actor_system.hpp>
@@ -19,16 +21,21 @@ namespace {
 std::unique_ptr<caf::actor_system_config> config() {
   auto cfg = std::make_unique<caf::actor_system_config>();
   cfg->load<caf::io::middleman>();
-  cfg->set("scheduler.policy", caf::atom("sharing"));
-  cfg->set("scheduler.max-threads", static_cast<std::size_t>(std::thread::hardware_concurrency()));
+  cfg->set("scheduler.policy", stealing_policy() ? caf::atom("stealing") : caf::atom("sharing"));
+  auto threads = scheduler_threads();
+  cfg->set("scheduler.max-threads",
+           threads ? threads : static_cast<std::size_t>(std::thread::hardware_concurrency()));
   cfg->set("logger.verbosity", caf::atom("quiet"));
   return cfg;
 }
 
-caf::behavior sink(caf::event_based_actor*, int) {
+caf::behavior sink(caf::stateful_actor<sink_counts>* self) {
   return {
       [](std::uint64_t seq, const std::vector<char>&) { return seq; },
       [](std::uint64_t x) { return x; },
+      // One way: (ack_every, payload).
+      [self](std::uint32_t every, const std::vector<char>&) { self->state.counted(self, every); },
+      [self](flush_atom) { return self->state.flushed(self); },
   };
 }
 
@@ -37,7 +44,7 @@ caf::behavior sink(caf::event_based_actor*, int) {
 int caf_serve(int) {
   auto cfg = config();
   caf::actor_system sys{*cfg};
-  auto s = sys.spawn(sink, 0);
+  auto s = sys.spawn(sink);
   auto port = sys.middleman().publish(s, 0, "127.0.0.1");
   if (!port) {
     std::fprintf(stderr, "caf server: %s\n", sys.render(port.error()).c_str());
@@ -73,8 +80,24 @@ int caf_drive(const ports& to, const job& j) {
       return self->request(sink, std::chrono::seconds(60), prebuilt);
     };
   };
-  auto o =
-      j.pattern == "rtt" ? drive_targets(sys, j, sinks, ping) : drive_targets(sys, j, sinks, post);
+  struct stream {
+    caf::actor sink;
+    caf::message message;  // (ack_every, payload), built once
+    void post(caf::event_based_actor* self) const { self->send(sink, message); }
+    auto flush(caf::event_based_actor* self) const {
+      return self->request(sink, std::chrono::seconds(60), flush_atom::value);
+    }
+  };
+  outcome o;
+  if (j.pattern == "oneway") {
+    auto oneway = caf::make_message(ack_every(j), std::vector<char>(j.size, 'x'));
+    std::vector<stream> streams;
+    for (auto& s : sinks)
+      streams.push_back({s, oneway});
+    o = drive_oneway(sys, j, streams);
+  } else {
+    o = j.pattern == "rtt" ? drive_targets(sys, j, sinks, ping) : drive_targets(sys, j, sinks, post);
+  }
   print(o);
   return o.seconds > 0 ? 0 : 1;
 }

@@ -12,15 +12,15 @@ namespace {
 
 const char* const contenders[] = {"riomesh", "caf", "raw"};
 
-// "size riomesh caf raw" per large stream case; false if there is none.
+// "size riomesh caf raw" per large one-way case; false if there is none.
 bool write_sizes(const case_rows& cases, const std::string& path) {
   std::ofstream out(path);
   out << "# case riomesh caf raw (MiB/s)\n";
   bool any = false;
   for (const auto& [c, by] : cases) {
-    if (c.group != "pair" || c.j.pattern != "stream" || c.j.size <= 64)
+    if (c.group != "pair" || c.j.pattern != "oneway" || c.j.size <= 64)
       continue;
-    out << "\"" << c.name.substr(0, c.name.find(" stream")) << "\"";
+    out << "\"" << c.name.substr(0, c.name.find(" one-way")) << "\"";
     for (const char* k : contenders)
       out << " " << figure(find(by, k));
     out << "\n";

@@ -6,16 +6,20 @@
 // Prints tables, writes a CSV and, with gnuplot, a PNG chart.
 //
 //   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
+//               [--policy sharing|stealing] [--threads N]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
 //
 // --quick runs every kind of case with tiny counts: it checks that the
-// suite runs (CI does), its figures mean nothing.
+// suite runs (CI does), its figures mean nothing. --policy and --threads
+// set the CAF scheduler of both actor contenders (default: riomesh's
+// defaults, for both), to compare scheduler settings in one run.
 #include "measure.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -76,9 +80,13 @@ int main(int argc, char** argv) {
       s.csv = argv[++i];
     else if (a == "--png" && i + 1 < argc)
       s.png = argv[++i];
+    else if (a == "--policy" && i + 1 < argc)
+      ::setenv("ACTOR_BENCH_POLICY", argv[++i], 1);  // the children read it
+    else if (a == "--threads" && i + 1 < argc)
+      ::setenv("ACTOR_BENCH_THREADS", argv[++i], 1);
     else {
       std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
-                   "FILE] [--png FILE]\n";
+                   "FILE] [--png FILE] [--policy sharing|stealing] [--threads N]\n";
       return 2;
     }
   }

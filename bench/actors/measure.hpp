@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,10 @@ using clock_type = std::chrono::steady_clock;
 
 // What a client is asked to do.
 struct job {
-  std::string pattern;   // "stream": window of acked messages; "rtt": round trips
+  // "window": `window` requests open, each answered; "oneway": no answer
+  // per message, at most `window` unacknowledged (oneway_driver.hpp);
+  // "rtt": one request at a time, each round trip timed.
+  std::string pattern;
   std::size_t size = 0;  // payload bytes per message
   std::uint64_t count = 0;
   std::uint64_t window = 16;
@@ -72,6 +76,17 @@ inline void print(const outcome& o) {
       o.msgs_per_s, o.mib_per_s, o.p50_us, o.p99_us,
       o.known_copies ? static_cast<long long>(o.copied) : -1LL, peak_rss_kib());
   std::fflush(stdout);
+}
+
+// The scheduler both actor contenders use: riomesh's defaults unless the
+// bench was told otherwise (--policy, --threads).
+inline bool stealing_policy() {
+  const char* p = std::getenv("ACTOR_BENCH_POLICY");
+  return p && std::string{p} == "stealing";
+}
+inline std::size_t scheduler_threads() {
+  const char* t = std::getenv("ACTOR_BENCH_THREADS");
+  return t ? std::stoul(t) : 0;  // 0: one per core
 }
 
 // The contenders: each serves (on a free port it announces; server `index`

@@ -1,8 +1,10 @@
 // riomesh's runtime as the bench drives it: a published sink that answers
-// every message with its sequence number, and a client actor that keeps a
-// window of requests open. The payload is one pool buffer, sent again and
-// again: placed into the server's arena each time, never copied.
+// every request with its sequence number and counts one-way messages, and
+// client actors that keep a window of requests open or stream one way. The
+// payload is one pool buffer, sent again and again: placed into the
+// server's arena each time, never copied.
 #include "measure.hpp"
+#include "oneway_driver.hpp"
 #include "process_io.hpp"
 #include "window_driver.hpp"
 
@@ -26,12 +28,24 @@ typename Inspector::result_type inspect(Inspector& f, payload& x) {
   return f(caf::meta::type_name("bench::payload"), x.seq, x.data);
 }
 
+// A one-way message: no answer, an acknowledgement every `ack_every`.
+struct bulk {
+  std::uint32_t ack_every = 1;
+  riomesh::buffer data;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bulk& x) {
+  return f(caf::meta::type_name("bench::bulk"), x.ack_every, x.data);
+}
+
 std::string server_name(std::size_t index) {
   return "bench-server-" + std::to_string(index);
 }
 
 void add_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<payload>("bench::payload");
+  cfg.add_message_type<bulk>("bench::bulk");
 }
 
 riomesh::config::settings node(const std::string& name, const ports& peers) {
@@ -48,13 +62,18 @@ riomesh::config::settings node(const std::string& name, const ports& peers) {
   s.cluster.secret = "actor-bench: both sides are this program";
   s.channel.arena = 256ull << 20;  // a window of 16 MiB samples fits
   s.logging.level = riomesh::config::log_level::warn;
+  s.runtime.policy = stealing_policy() ? riomesh::config::scheduler_policy::stealing
+                                       : riomesh::config::scheduler_policy::sharing;
+  s.runtime.threads = static_cast<std::uint32_t>(scheduler_threads());
   return s;
 }
 
-caf::behavior sink(caf::event_based_actor*, int) {
+caf::behavior sink(caf::stateful_actor<sink_counts>* self) {
   return {
       [](const payload& p) { return p.seq; },
       [](std::uint64_t x) { return x; },
+      [self](const bulk& b) { self->state.counted(self, b.ack_every); },
+      [self](flush_atom) { return self->state.flushed(self); },
   };
 }
 
@@ -75,7 +94,7 @@ riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
 
 int riomesh_serve(int index) {
   riomesh::runtime rt{node(server_name(static_cast<std::size_t>(index)), {}), add_types};
-  rt.publish(rt.system().spawn(sink, 0), "sink");
+  rt.publish(rt.system().spawn(sink), "sink");
   announce_ready(rt.port());
   serve_until_stdin_closes();
   rt.stop();
@@ -109,8 +128,24 @@ int riomesh_drive(const ports& to, const job& j) {
       return self->request(sink, std::chrono::seconds(60), payload{seq, data});
     };
   };
-  auto o = j.pattern == "rtt" ? drive_targets(rt.system(), j, sinks, ping)
-                              : drive_targets(rt.system(), j, sinks, post);
+  struct stream {
+    caf::actor sink;
+    bulk message;
+    void post(caf::event_based_actor* self) const { self->send(sink, message); }
+    auto flush(caf::event_based_actor* self) const {
+      return self->request(sink, std::chrono::seconds(60), flush_atom::value);
+    }
+  };
+  outcome o;
+  if (j.pattern == "oneway") {
+    std::vector<stream> streams;
+    for (auto& s : sinks)
+      streams.push_back({s, bulk{ack_every(j), data}});
+    o = drive_oneway(rt.system(), j, streams);
+  } else {
+    o = j.pattern == "rtt" ? drive_targets(rt.system(), j, sinks, ping)
+                           : drive_targets(rt.system(), j, sinks, post);
+  }
   o.copied = copied(report_of(rt, rt.admin()));
   for (auto& a : admins)
     o.copied += copied(report_of(rt, a));

@@ -127,7 +127,7 @@ std::vector<case_spec> pair_cases(bool quick, bool vm) {
   std::vector<case_spec> out;
   // Under the VM's emulated CPU, a 16th of the work.
   std::uint64_t scale = vm ? 16 : 1;
-  for (std::size_t size : {4096ul, 65536ul, 1ul << 20, 16ul << 20}) {
+  for (std::size_t size : {4096ul, 65536ul, 256ul << 10, 1ul << 20, 16ul << 20}) {
     // About 1 GiB per run, at least 64 messages (quick: 8 MiB, at least 4;
     // in the VM: 64 MiB, at least 16).
     std::uint64_t least = quick ? 4 : 64 / (vm ? 4 : 1);
@@ -135,9 +135,13 @@ std::vector<case_spec> pair_cases(bool quick, bool vm) {
         std::max<std::uint64_t>(least, (quick ? 8ull << 20 : (1ull << 30) / scale) / size);
     if (!quick && size == 4096)
       count = 100000 / scale;
-    out.push_back({size_name(size) + " stream", "pair", {"stream", size, count, 16}});
+    // One way: up to 64 MiB unacknowledged, 4 to 512 messages.
+    std::uint64_t window = std::clamp<std::uint64_t>((64ull << 20) / size, 4, 512);
+    out.push_back({size_name(size) + " one-way", "pair", {"oneway", size, count, window}});
+    out.push_back({size_name(size) + " window", "pair", {"window", size, count, 16}});
   }
-  out.push_back({"8 B stream", "pair", {"stream", 8, quick ? 2000u : 200000u / scale, 128}});
+  out.push_back({"8 B one-way", "pair", {"oneway", 8, quick ? 2000u : 400000u / scale, 512}});
+  out.push_back({"8 B window", "pair", {"window", 8, quick ? 2000u : 200000u / scale, 128}});
   out.push_back({"8 B round trip", "pair", {"rtt", 8, quick ? 200u : 20000u / scale, 1}});
   return out;
 }
@@ -152,7 +156,7 @@ std::vector<case_spec> scale_cases(bool quick) {
     for (std::size_t size : {8ul, 65536ul}) {
       std::uint64_t total = size == 8 ? (quick ? 4000 : 200000) : (quick ? 256 : 16384);
       std::uint64_t count = std::max<std::uint64_t>(16, total / std::uint64_t(n));
-      job j{"stream", size, count, size == 8 ? 128u : 16u};
+      job j{"window", size, count, size == 8 ? 128u : 16u};
       auto name = size_name(size);
       out.push_back({name + ", " + std::to_string(n) + " clients", "clients", j, 1, n});
       out.push_back({name + ", fan-out " + std::to_string(n), "fan-out", j, n, 1});
@@ -178,7 +182,9 @@ std::vector<row> run_all(const settings& s) {
   auto tools = vm ? rdma_tools() : std::vector<std::string>{};
   for (const auto& c : pair_cases(s.quick, vm)) {
     auto who = contenders;
-    who.insert(who.end(), tools.begin(), tools.end());
+    // The rsocket tools stream one way or ping-pong: no windowed requests.
+    if (c.j.pattern != "window")
+      who.insert(who.end(), tools.begin(), tools.end());
     plan.push_back({c, who});
   }
   if (s.scale)

@@ -28,6 +28,8 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.undeliverable", n.undeliverable);
   add("node.bad_inbound", n.bad_inbound);
   add("node.system_refused", n.system_refused);
+  add("node.mailbox_enqueues", n.mailbox_enqueues);
+  add("node.outbox_pushes", n.outbox_pushes);
   add("node.proxies", n.proxies);
   add("node.exported", n.exported);
   add("node.published", n.published);

@@ -2,7 +2,8 @@
 
 #include "admin_actor.hpp"
 
-#include <riomesh/actors/progress/progress_loop.hpp>
+#include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/scheduler.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/buffer_pool.hpp>
@@ -96,6 +97,7 @@ actors::directory_params directory_params_of(const config::settings& s) {
 struct runtime::impl {
   impl(config::settings s, const configure_fn& configure)
       : settings(std::move(s)),
+        loop(settings.channel.polling_time),
         cfg(make_config(settings, configure)),
         pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, nullptr)),
         system(*cfg) {
@@ -114,7 +116,8 @@ struct runtime::impl {
     if (!l)
       throw std::runtime_error("node '" + settings.node.name + "': " + error);
     port = l->port();
-    directory = actors::spawn_directory(system, loop, params, std::move(l));
+    x = actors::exchange::make(system, {settings.node.name, settings.channel.eager_threshold});
+    directory = actors::spawn_directory(system, loop, x, params, std::move(l));
     auto listen = settings.node.listen;
     listen.port = port;
     fabric = channels::choose_fabric(settings.node, channels::probe_rdma_devices()).reason;
@@ -126,6 +129,18 @@ struct runtime::impl {
   }
   ~impl() {
     stop();
+    // The node drains its links on the I/O thread; once it and the
+    // directory are done, the thread stops before the actor system goes
+    // (what it runs calls into CAF).
+    if (directory) {
+      caf::scoped_actor self{system};
+      self->wait_for(directory);
+    }
+    loop.stop();
+    // Published actors and proxies are held there: let them go, so the
+    // actor system's destructor can wait for them to finish.
+    if (x)
+      x->clear();
     directory = nullptr;
     admin = nullptr;
   }
@@ -137,7 +152,10 @@ struct runtime::impl {
   }
 
   config::settings settings;
-  actors::progress_loop loop;                     // outlives the actor system
+  // Outlives the loop's links, which report to it.
+  std::shared_ptr<actors::exchange> x;
+  // Outlives the actor system, whose actors post to it; stopped before it.
+  actors::io_loop loop;
   std::unique_ptr<caf::actor_system_config> cfg;  // must outlive `system`
   // Outlives `system`, whose destructor waits for the actors: one still
   // running may allocate.
@@ -268,8 +286,9 @@ bool runtime::unexpose(const std::string& node, std::uint64_t offset) {
 
 void runtime::write(const std::string& node, std::uint64_t offset, buffer data,
                     const caf::actor& notify) {
-  caf::anon_send(impl_->directory, actors::place_atom::value, node, offset, std::move(data),
-                 caf::actor_cast<caf::strong_actor_ptr>(notify));
+  // Straight to the link, as a message to a remote actor goes: a write
+  // and a message sent after it from one thread arrive in that order.
+  impl_->x->place(node, offset, std::move(data), caf::actor_cast<caf::strong_actor_ptr>(notify));
 }
 
 node_stats runtime::stats() {

@@ -17,6 +17,8 @@
 
 #include <doctest/doctest.h>
 
+#include <rdma/rsocket.h>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -74,6 +76,9 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   // difference after it.
   rsocket_close(rsocket_dial(host, a->port()));
   rsocket_close(rsocket_dial_nonblocking(host, a->port(), 5s));
+  // rpoll makes its eventfd only when it first has to block, which the
+  // dial above may not have needed: make it now.
+  ::rpoll(nullptr, 0, 1);
   { half_open_client once(host, a->port()); }
   { liar once("warm-up", at, settings, false); }
   try {

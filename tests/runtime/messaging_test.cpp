@@ -153,6 +153,40 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: a one-way stream arrives complete and in 
   CHECK(in_order);
 }
 
+// The data path's promise, counted where hand-offs happen: a message sent
+// is one push onto the link's outbox; a message arriving is one enqueue,
+// into its target's mailbox. No actor of the node's own sits in between.
+TEST_CASE_FIXTURE(two_nodes, "runtime: one hand-off per message each way") {
+  b->publish(spawn_sink(b->system()), "sink");
+  auto s = a->remote_actor("node-b", "sink");
+  REQUIRE(s);
+  caf::scoped_actor self{a->system()};
+  auto count = [&] {
+    std::uint64_t c = 0;
+    self->request(*s, 10s, count_atom::value)
+        .receive([&](std::uint64_t n, bool) { c = n; },
+                 [&](caf::error& e) { FAIL(a->system().render(e)); });
+    return c;
+  };
+  count();  // the sink knows the sender now
+  auto a0 = a->stats().node, b0 = b->stats().node;
+  constexpr std::uint64_t n = 500;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto data = a->allocate(i % 2 == 0 ? 64 * 1024 : 64);
+    fill(data, i);
+    self->send(*s, blob{i, data});
+  }
+  CHECK(count() == n);  // in order behind the stream: all of it has arrived
+  auto a1 = a->stats().node, b1 = b->stats().node;
+  // a: n messages and one request out; the response in.
+  CHECK(a1.outbox_pushes - a0.outbox_pushes == n + 1);
+  CHECK(a1.mailbox_enqueues - a0.mailbox_enqueues == 1);
+  // b: n messages and one request in, each into the sink's mailbox; the response out.
+  CHECK(b1.messages_in - b0.messages_in == n + 1);
+  CHECK(b1.mailbox_enqueues - b0.mailbox_enqueues == n + 1);
+  CHECK(b1.outbox_pushes - b0.outbox_pushes == 1);
+}
+
 TEST_CASE_FIXTURE(two_nodes, "runtime: errors name the node and the name") {
   auto unknown = a->remote_actor("node-z", "sink", 200ms);
   REQUIRE_FALSE(unknown);

@@ -69,20 +69,33 @@ TEST_CASE("export table: published names, ids peers learn, and who to tell on ex
   CHECK_FALSE(t.published("other"));
   CHECK((t.find(1).lock() == worker));
 
-  // A sender peers learn by id: held weakly, watched once.
+  // A sender peers learn by id: watched once, kept alive while a peer
+  // that knows it is connected.
   auto sender = std::make_shared<int>(9);
-  CHECK(t.learn(2, sender, "node-b"));
+  weak sender_weak = sender;
+  CHECK(t.learn(2, sender, "node-b", sender));
   t.watched(2);
-  CHECK_FALSE(t.learn(2, sender, "node-c"));
+  CHECK_FALSE(t.learn(2, sender, "node-c", sender));
   CHECK(t.exported() == 2);
   sender.reset();
-  CHECK(t.find(2).expired());  // a reference from afar keeps nothing alive
+  CHECK_FALSE(t.find(2).expired());  // peers may still address it
+  CHECK(t.forget_peer("node-b").empty());  // node-c still knows it
+  auto released = t.forget_peer("node-c");
+  REQUIRE(released.size() == 1);
+  released.clear();
+  CHECK(sender_weak.expired());  // no peer knows it: it is let go
+  // A peer learning it again (it is alive elsewhere) keeps it once more.
+  auto again = std::make_shared<int>(9);
+  CHECK_FALSE(t.learn(2, again, "node-b", again));
+  CHECK(t.release_all().size() == 1);
+  CHECK(t.forget_peer("node-c").empty());
+  t.learn(2, again, "node-c", again);
 
   CHECK(t.exited(2) == std::set<std::string>{"node-b", "node-c"});
   CHECK(t.exited(2).empty());
 
   // A lost peer is forgotten: it is not told of exits any more.
-  t.learn(1, worker, "node-b");
+  t.learn(1, worker, "node-b", worker);
   t.forget_peer("node-b");
   CHECK(t.exited(1).empty());
   CHECK_FALSE(t.published("worker"));  // an exited actor's names go too

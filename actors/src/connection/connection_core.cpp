@@ -172,7 +172,7 @@ void connection_core::drop_head(const std::string& why) {
   write_index_ = write_done_ = 0;
   ++stats_.dropped;
   if (m.on_failure)
-    m.on_failure(why);
+    m.on_failure(send_failure::not_mapped, why);
 }
 
 bool connection_core::send_next() {

@@ -1,39 +1,72 @@
-// The directory actor: its API, proxies, exported actors, peers coming and
-// going, and stopping. The wire side is in directory_wire.cpp.
-#include "directory_state.hpp"
-
-#include <riomesh/actors/progress/progress_loop.hpp>
+// The directory actor: the runtime's API, name lookups on peers, peers
+// coming and going, and stopping. Messages go through the exchange.
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/connection/connection_messages.hpp>
+#include <riomesh/actors/directory/directory.hpp>
+#include <riomesh/actors/directory/pending_table.hpp>
+#include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/io_loop.hpp>
 
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/log.hpp>
 
 #include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
-#include <caf/mailbox_element.hpp>
+#include <caf/response_promise.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <map>
+#include <set>
 
 namespace riomesh::actors {
-
-const char* directory_state::name = "riomesh.directory";
-
 namespace {
 
-caf::error not_connected(directory_ptr self, const std::string& peer) {
+struct directory_state {
+  // remote_actor() asking a peer for a name.
+  struct resolve_wait {
+    caf::response_promise rp;
+    std::string name;
+    bool sent = false;  // false: waiting for the peer to connect
+  };
+
+  directory_params params;
+  std::shared_ptr<exchange> x;
+  caf::actor node;
+  std::set<std::string> configured;
+  std::set<std::string> connected;
+  std::map<std::string, std::string> last_failure;  // why the peer is not connected
+  pending_table<resolve_wait> resolves;
+  std::map<std::string, std::vector<caf::actor>> writable_waiters;
+  bool stopping = false;
+  static const char* name;
+};
+const char* directory_state::name = "riomesh.directory";
+
+using self_ptr = caf::stateful_actor<directory_state>*;
+
+const std::string& me(self_ptr self) {
+  return self->state.params.node.connection.node_name;
+}
+
+caf::error not_connected(self_ptr self, const std::string& peer) {
   auto& st = self->state;
   auto it = st.last_failure.find(peer);
   return make_error(errc::not_connected,
                     "node '" + peer + "'" + (it == st.last_failure.end() ? "" : ": " + it->second));
 }
 
-void resolve(directory_ptr self, const std::string& peer, const std::string& name,
+void resolve(self_ptr self, const std::string& peer, const std::string& name,
              std::chrono::milliseconds timeout) {
   auto& st = self->state;
   auto rp = self->make_response_promise();
   if (st.stopping)
     return (void)rp.deliver(make_error(errc::stopped, "node '" + me(self) + "'"));
   if (peer == me(self)) {
-    if (auto* p = st.exports.published(name))
-      return (void)rp.deliver(p->handle, p->interface);
+    std::string interface;
+    if (auto who = st.x->published(name, &interface))
+      return (void)rp.deliver(who, interface);
     return (void)rp.deliver(
         make_error(errc::not_published, "no actor named '" + name + "' on node '" + peer + "'"));
   }
@@ -48,13 +81,13 @@ void resolve(directory_ptr self, const std::string& peer, const std::string& nam
             (why == st.last_failure.end() ? std::string{}
                                           : " (its last connection ended: " + why->second + ")")));
   }
-  auto id = st.resolves.add(peer, directory_state::resolve_wait{rp, name, up});
+  auto id = st.resolves.add(peer, directory_state::resolve_wait{rp, name, false});
   if (up)
-    send_resolve(self, peer, id, name);
+    st.resolves.find(id)->sent = st.x->ask_name(peer, id, name);
   self->delayed_send(self, timeout, timeout_atom::value, id);
 }
 
-void resolve_timed_out(directory_ptr self, std::uint64_t id) {
+void resolve_timed_out(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
   auto* peer = st.resolves.peer_of(id);
   if (!peer)
@@ -68,7 +101,19 @@ void resolve_timed_out(directory_ptr self, std::uint64_t id) {
         make_error(errc::timeout, "node '" + p + "' did not answer for '" + w->name + "' in time"));
 }
 
-void on_connected(directory_ptr self, const std::string& peer, bool authenticated) {
+void resolved(self_ptr self, const std::string& peer, std::uint64_t id, std::uint64_t actor,
+              const std::string& interface) {
+  auto& st = self->state;
+  auto w = st.resolves.take(peer, id);
+  if (!w)
+    return;  // timed out meanwhile
+  if (actor == 0)
+    return w->rp.deliver(
+        make_error(errc::not_published, "no actor named '" + w->name + "' on node '" + peer + "'"));
+  w->rp.deliver(st.x->proxy_for(peer, actor), interface);
+}
+
+void on_connected(self_ptr self, const std::string& peer, bool authenticated) {
   auto& st = self->state;
   st.connected.insert(peer);
   st.last_failure.erase(peer);
@@ -77,36 +122,22 @@ void on_connected(directory_ptr self, const std::string& peer, bool authenticate
   // Lookups that waited for this peer go out now.
   std::vector<std::pair<std::uint64_t, std::string>> due;
   st.resolves.for_each(peer, [&](std::uint64_t id, directory_state::resolve_wait& w) {
-    if (!w.sent) {
-      w.sent = true;
+    if (!w.sent)
       due.emplace_back(id, w.name);
-    }
   });
   for (auto& [id, name] : due)
-    send_resolve(self, peer, id, name);
+    st.resolves.find(id)->sent = st.x->ask_name(peer, id, name);
 }
 
-void fail_peer(directory_ptr self, const std::string& peer, const caf::error& why) {
+void fail_peer(self_ptr self, const std::string& peer, const caf::error& why) {
   auto& st = self->state;
-  std::vector<caf::strong_actor_ptr> doomed;
-  for (auto it = st.proxies.lower_bound({peer, 0});
-       it != st.proxies.end() && it->first.first == peer;) {
-    doomed.push_back(std::move(it->second));
-    it = st.proxies.erase(it);
-  }
-  for (auto& p : doomed)
-    static_cast<remote_proxy*>(caf::actor_cast<caf::abstract_actor*>(p))
-        ->kill_proxy(self->context(), why);
-  for (auto& w : st.requests.take_all(peer))
-    fail_request(self, w, why);
+  st.x->lose_peer(peer, why);
   for (auto& w : st.resolves.take_all(peer))
     w.rp.deliver(why);
-  st.exports.forget_peer(peer);
   st.writable_waiters.erase(peer);
 }
 
-void on_closed(directory_ptr self, const std::string& peer, const std::string& reason,
-               bool stopped) {
+void on_closed(self_ptr self, const std::string& peer, const std::string& reason, bool stopped) {
   auto& st = self->state;
   st.last_failure[peer] = reason;
   if (!st.connected.erase(peer)) {
@@ -124,9 +155,9 @@ void on_closed(directory_ptr self, const std::string& peer, const std::string& r
   fail_peer(self, peer, make_error(errc::node_lost, "node '" + peer + "': " + reason));
 }
 
-void on_writable(directory_ptr self, const std::string& peer) {
+void on_writable(self_ptr self, const std::string& peer) {
   auto& st = self->state;
-  st.congested.erase(peer);
+  st.x->drained(peer);
   auto it = st.writable_waiters.find(peer);
   if (it == st.writable_waiters.end())
     return;
@@ -135,24 +166,16 @@ void on_writable(directory_ptr self, const std::string& peer) {
   st.writable_waiters.erase(it);
 }
 
-void stop(directory_ptr self) {
+void stop(self_ptr self) {
   auto& st = self->state;
   if (st.stopping)
     return;
   st.stopping = true;
   auto why = make_error(errc::stopped, "node '" + me(self) + "' is stopping");
-  std::set<std::string> peers;
-  for (auto& [key, p] : st.proxies)
-    peers.insert(key.first);
-  for (auto& p : st.connected)
-    peers.insert(p);
-  for (auto& p : peers)
-    fail_peer(self, p, why);
-  for (auto& w : st.requests.take_all())
-    fail_request(self, w, why);
+  st.x->lose_all(why);
   for (auto& w : st.resolves.take_all())
     w.rp.deliver(why);
-  // The connections send what they have queued, then shut down cleanly.
+  // The links send what they have queued, then shut down cleanly.
   auto limit = st.params.node.drain_limit + std::chrono::seconds(1);
   self->request(st.node, limit, stop_atom::value)
       .then([self](bool) { self->quit(); },
@@ -162,14 +185,11 @@ void stop(directory_ptr self) {
             });
 }
 
-caf::result<node_stats> stats(directory_ptr self) {
+caf::result<node_stats> stats(self_ptr self) {
   auto& st = self->state;
   auto rp = self->make_response_promise<node_stats>();
   node_stats out;
-  out.node = st.counters;
-  out.node.proxies = st.proxies.size();
-  out.node.exported = st.exports.exported();
-  out.node.published = st.exports.names().size();
+  out.node = st.x->counters();
   self->request(st.node, std::chrono::seconds(10), stats_atom::value)
       .then(
           [rp, out](peer_counters& peers) mutable {
@@ -180,41 +200,32 @@ caf::result<node_stats> stats(directory_ptr self) {
   return rp;
 }
 
-caf::behavior directory(directory_ptr self, progress_loop* loop, directory_params p,
-                        std::shared_ptr<channels::listener> listener) {
+caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x,
+                        directory_params p, std::shared_ptr<channels::listener> listener) {
   auto& st = self->state;
   st.params = p;
+  st.x = std::move(x);
   for (auto& peer : p.node.peers)
     st.configured.insert(peer.name);
-  st.node = spawn_node(self->system(), *loop, p.node, caf::actor_cast<caf::actor>(self),
+  st.node = spawn_node(self->system(), *loop, st.x, p.node, caf::actor_cast<caf::actor>(self),
                        std::move(listener));
-  self->set_down_handler([=](caf::down_msg& dm) {
-    auto id = dm.source.id();
-    auto reason = self->system().render(dm.reason);
-    for (auto& peer : self->state.exports.exited(id))
-      if (self->state.connected.count(peer))
-        send_down(self, peer, id, reason);
-  });
+  st.x->set_node(st.node);
+  st.x->set_directory(caf::actor_cast<caf::actor>(self));
   self->set_exit_handler([=](caf::exit_msg&) { stop(self); });
   return {
       [=](publish_atom, const std::string& name, caf::strong_actor_ptr& who,
           std::string& interface) {
-        if (!who)
-          return false;
-        auto& st = self->state;
-        st.exports.publish(name, who->id(), who, caf::actor_cast<caf::weak_actor_ptr>(who),
-                           std::move(interface));
-        self->monitor(who);
-        st.exports.watched(who->id());
-        return true;
+        return self->state.x->publish(name, who, std::move(interface));
       },
-      [=](publish_atom, const std::string& name) { return self->state.exports.unpublish(name); },
+      [=](publish_atom, const std::string& name) { return self->state.x->unpublish(name); },
       [=](resolve_atom, const std::string& peer, const std::string& name,
           std::chrono::milliseconds timeout) { resolve(self, peer, name, timeout); },
+      [=](resolved_atom, const std::string& peer, std::uint64_t id, std::uint64_t actor,
+          const std::string& interface) { resolved(self, peer, id, actor, interface); },
       [=](timeout_atom, std::uint64_t id) { resolve_timed_out(self, id); },
       [=](notify_atom, const std::string& peer, caf::actor& who) {
         // Writable already (nothing refused since it last drained): say so.
-        if (!self->state.congested.count(peer))
+        if (!self->state.x->congested(peer))
           return self->send(who, writable_atom::value, peer);
         self->state.writable_waiters[peer].push_back(std::move(who));
       },
@@ -225,75 +236,22 @@ caf::behavior directory(directory_ptr self, progress_loop* loop, directory_param
       [=](unexpose_atom, const std::string& peer, std::uint64_t offset) {
         return self->delegate(self->state.node, unexpose_atom::value, peer, offset);
       },
-      [=](place_atom, const std::string& peer, std::uint64_t offset, buffer& data,
-          caf::strong_actor_ptr& notify) { place(self, peer, offset, std::move(data), notify); },
       [=](stop_atom) { stop(self); },
-      [=](forward_atom, forwarded& f) {
-        if (self->state.stopping) {
-          caf::error why = make_error(errc::stopped, "node '" + me(self) + "' is stopping");
-          if (f.mid.is_request() && f.sender)
-            f.sender->enqueue(f.proxy, f.mid.response_id(), caf::make_message(why),
-                              self->context());
-          return;
-        }
-        forward(self, f);
-      },
-      [=](route_atom, const std::string& peer, caf::actor& conn) {
-        if (conn)
-          self->state.routes[peer] = std::move(conn);
-        else
-          self->state.routes.erase(peer);
-      },
       [=](connected_atom, const std::string& peer, bool authenticated) {
         on_connected(self, peer, authenticated);
       },
       [=](closed_atom, const std::string& peer, const std::string& reason, bool stopped) {
         on_closed(self, peer, reason, stopped);
       },
-      [=](inbound_atom, const std::string& peer, inbound_message& m) { on_inbound(self, peer, m); },
       [=](writable_atom, const std::string& peer) { on_writable(self, peer); },
   };
 }
 
 }  // namespace
 
-caf::strong_actor_ptr proxy_for(directory_ptr self, const std::string& peer, std::uint64_t id) {
-  auto& slot = self->state.proxies[{peer, id}];
-  if (!slot)
-    slot = make_remote_proxy(self->system(), caf::actor_cast<caf::actor>(self), peer, id);
-  return slot;
-}
-
-void kill_proxy(directory_ptr self, const std::string& peer, std::uint64_t id,
-                const caf::error& why) {
-  auto& st = self->state;
-  auto it = st.proxies.find({peer, id});
-  if (it == st.proxies.end())
-    return;
-  auto p = std::move(it->second);
-  st.proxies.erase(it);
-  if (p)
-    static_cast<remote_proxy*>(caf::actor_cast<caf::abstract_actor*>(p))
-        ->kill_proxy(self->context(), why);
-}
-
-void watch_export(directory_ptr self, const caf::strong_actor_ptr& who, const std::string& peer) {
-  auto& st = self->state;
-  if (st.exports.learn(who->id(), caf::actor_cast<caf::weak_actor_ptr>(who), peer)) {
-    self->monitor(who);
-    st.exports.watched(who->id());
-  }
-}
-
-void fail_request(directory_ptr self, const directory_state::request_wait& w, caf::error why) {
-  if (w.requester)
-    w.requester->enqueue(w.proxy, w.mid.response_id(), caf::make_message(std::move(why)),
-                         self->context());
-}
-
-caf::actor spawn_directory(caf::actor_system& sys, progress_loop& loop, const directory_params& p,
-                           std::shared_ptr<channels::listener> listener) {
-  return sys.spawn(directory, &loop, p, std::move(listener));
+caf::actor spawn_directory(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
+                           const directory_params& p, std::shared_ptr<channels::listener> listener) {
+  return sys.spawn(directory, &loop, std::move(x), p, std::move(listener));
 }
 
 }  // namespace riomesh::actors

@@ -1,5 +1,6 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/actors/exchange/exchange.hpp>
 
 #include <caf/mailbox_element.hpp>
 #include <caf/make_actor.hpp>
@@ -11,27 +12,24 @@
 
 namespace riomesh::actors {
 
-remote_proxy::remote_proxy(caf::actor_config& cfg, caf::actor directory, std::string peer,
+remote_proxy::remote_proxy(caf::actor_config& cfg, std::shared_ptr<exchange> x, std::string peer,
                            std::uint64_t remote_id)
     : caf::actor_proxy(cfg),
-      directory_(std::move(directory)),
+      exchange_(std::move(x)),
       peer_(std::move(peer)),
       remote_id_(remote_id) {}
 
 void remote_proxy::enqueue(caf::mailbox_element_ptr what, caf::execution_unit* ctx) {
-  caf::actor dir;
+  std::shared_ptr<exchange> x;
   caf::error why;
   {
     std::lock_guard<std::mutex> guard(mtx_);
-    dir = directory_;
+    x = exchange_;
     why = reason_;
   }
-  if (dir) {
-    forwarded f{peer_,     remote_id_,
-                ctrl(),    std::move(what->sender),
-                what->mid, what->move_content_to_message()};
-    dir->enqueue(nullptr, caf::make_message_id(),
-                 caf::make_message(forward_atom::value, std::move(f)), ctx);
+  if (x) {
+    // On the sender's thread, straight to the link: no mailbox between.
+    x->forward(peer_, remote_id_, ctrl(), *what);
     return;
   }
   // Gone: a requester learns why at once instead of waiting for a timeout.
@@ -40,16 +38,16 @@ void remote_proxy::enqueue(caf::mailbox_element_ptr what, caf::execution_unit* c
 }
 
 void remote_proxy::kill_proxy(caf::execution_unit* ctx, caf::error reason) {
-  caf::actor dir;
+  std::shared_ptr<exchange> x;
   {
     std::lock_guard<std::mutex> guard(mtx_);
-    dir.swap(directory_);  // the directory holds proxies weakly, but be sure
+    x.swap(exchange_);
     reason_ = reason;
   }
   cleanup(std::move(reason), ctx);
 }
 
-caf::strong_actor_ptr make_remote_proxy(caf::actor_system& sys, caf::actor directory,
+caf::strong_actor_ptr make_remote_proxy(caf::actor_system& sys, std::shared_ptr<exchange> x,
                                         const std::string& peer, std::uint64_t remote_id) {
   // Distinct from this node's id, and the same for every proxy of a peer.
   unsigned char digest[SHA_DIGEST_LENGTH];
@@ -60,7 +58,7 @@ caf::strong_actor_ptr make_remote_proxy(caf::actor_system& sys, caf::actor direc
   auto nid = caf::make_node_id(static_cast<std::uint32_t>(remote_id & 0xffffffffu) | 1u, host);
   caf::actor_config cfg;
   return caf::make_actor<remote_proxy, caf::strong_actor_ptr>(
-      sys.next_actor_id(), std::move(nid), &sys, cfg, std::move(directory), peer, remote_id);
+      sys.next_actor_id(), std::move(nid), &sys, cfg, std::move(x), peer, remote_id);
 }
 
 }  // namespace riomesh::actors

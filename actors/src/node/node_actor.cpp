@@ -1,7 +1,10 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
+#include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/io_loop.hpp>
+#include <riomesh/actors/io/link.hpp>
+#include <riomesh/actors/node/admission.hpp>
 #include <riomesh/actors/node/node_actor.hpp>
-#include <riomesh/actors/progress/progress_loop.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/errc.hpp>
@@ -15,7 +18,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include <map>
-#include <stdexcept>
+#include <random>
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<riomesh::channels::channel>)
 
@@ -25,38 +28,39 @@ namespace {
 using clock = redial_schedule::clock;
 
 struct node_state {
-  struct link {
-    caf::actor conn;
-    std::string peer;  // expected (dialed) or learned (connected)
+  struct entry {
+    std::shared_ptr<link> l;
+    std::string peer;  // expected (dialed) or learned (up)
     bool dialed = false;
     bool up = false;
-    // Accepted links in setup: where from, and in which order they came.
-    std::string from;
-    std::uint64_t accepted = 0;
-    bool evicted = false;  // told to go; no longer counts as in setup
     std::uint64_t incarnation = 0;  // the peer's run, once up
   };
-
-  node_params params;
-  progress_loop* loop = nullptr;
-  caf::actor owner;
-  std::shared_ptr<channels::listener> listener;
-  std::unique_ptr<redial_schedule> redial;
-  std::shared_ptr<session_registry> sessions = std::make_shared<session_registry>();
-  std::map<caf::actor_addr, link> links;
-  std::map<std::string, caf::actor> by_peer;  // connected
-  std::map<std::string, config::endpoint> configured;
   struct loss {
     std::string reason;
     bool stopped = false;  // it left in order
     std::uint64_t incarnation = 0;
   };
+
+  node_params params;
+  io_loop* loop = nullptr;
+  std::shared_ptr<exchange> x;
+  caf::actor owner;
+  std::shared_ptr<channels::listener> listener;
+  std::unique_ptr<redial_schedule> redial;
+  std::shared_ptr<session_registry> sessions = std::make_shared<session_registry>();
+  std::unique_ptr<admission> admitting;
+  std::map<std::uint64_t, entry> links;  // by link id
+  std::map<std::string, std::uint64_t> by_peer;  // the link kept to each peer
+  std::map<std::string, config::endpoint> configured;
   std::map<std::string, loss> pending_loss;  // within loss_grace
+  std::uint64_t next_link = 1;
+  std::uint64_t evicted = 0;  // made room for newer ones, this flood
   bool timer_set = false;
-  bool stopping = false;      // draining: no dials, no new connections
-  std::size_t in_setup = 0;   // accepted links not up yet
-  std::uint64_t accepts = 0;  // accepted so far, for their order
-  std::uint64_t evicted = 0;  // in setup, made room for newer ones (this flood)
+  bool stopping = false;
+  caf::response_promise drained;
+  // Slow-path answers from the I/O thread, by key.
+  std::uint64_t next_key = 1;
+  std::map<std::uint64_t, caf::response_promise> waiting;
 
   ~node_state() {
     if (listener)
@@ -68,12 +72,8 @@ const char* node_state::name = "riomesh.node";
 
 using self_ptr = caf::stateful_actor<node_state>*;
 
-connection_params connection_for(const node_params& p) {
-  auto c = p.connection;
-  // Without proofs, only on loopback or when the config says insecure.
-  c.allow_unauthenticated = c.creds.secret.empty() && c.creds.trusted.empty() &&
-                            (p.insecure || config::is_loopback(p.listen));
-  return c;
+const std::string& me(self_ptr self) {
+  return self->state.params.connection.node_name;
 }
 
 // "10.0.0.1" of "10.0.0.1:4242", "::1" of "[::1]:4242".
@@ -85,75 +85,60 @@ std::string host_of(const std::string& peer) {
   return host;
 }
 
+connection_params connection_for(const node_params& p) {
+  auto c = p.connection;
+  // Without proofs, only on loopback or when the config says insecure.
+  c.allow_unauthenticated = c.creds.secret.empty() && c.creds.trusted.empty() &&
+                            (p.insecure || config::is_loopback(p.listen));
+  return c;
+}
+
 void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::string& expected,
            bool dialed) {
   auto& st = self->state;
-  auto from = dialed ? std::string{} : host_of(ch->peer());
   auto params = connection_for(st.params);
   params.sessions = st.sessions;
   params.dialed = dialed;
-  auto conn = spawn_connection(self->system(), std::move(ch), *st.loop, params,
-                               caf::actor_cast<caf::actor>(self));
-  node_state::link l;
-  l.conn = conn;
-  l.peer = expected;
-  l.dialed = dialed;
-  if (!dialed) {
-    ++st.in_setup;
-    l.from = std::move(from);
-    l.accepted = ++st.accepts;
-  }
-  st.links[conn.address()] = std::move(l);
-}
-
-bool in_setup(const node_state::link& l) {
-  return !l.dialed && !l.up && !l.evicted;
+  auto id = st.next_link++;
+  if (!dialed)
+    st.admitting->accepted(id, host_of(ch->peer()));
+  auto l = std::make_shared<link>(id, std::move(ch), params, *st.loop, st.x);
+  st.links[id] = node_state::entry{l, expected, dialed, false, 0};
+  st.loop->adopt(std::move(l));
 }
 
 // An accepted link leaves setup: up, evicted, or gone.
-void setup_ended(self_ptr self, const node_state::link& l) {
+void setup_ended(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
-  if (in_setup(l) && st.in_setup > 0)
-    --st.in_setup;
-  if (st.evicted > 0 && st.in_setup < st.params.max_in_setup / 4) {
-    logging::warn(st.params.connection.node_name,
-                  "the flood of connections is over: " + std::to_string(st.evicted) +
-                      " that did not set up their session in time were closed for newer ones");
+  st.admitting->left(id);
+  if (st.evicted > 0 && st.admitting->in_setup() < st.admitting->max() / 4) {
+    logging::warn(me(self), "the flood of connections is over: " + std::to_string(st.evicted) +
+                                " that did not set up their session in time were closed for "
+                                "newer ones");
     st.evicted = 0;
   }
 }
 
-// Room for a new connection from `host`: when that address holds half the
-// setup slots, or all slots are taken, the oldest connection still setting
-// up (of that address first) goes. A client that completes its handshake
-// promptly gets in whatever holds the rest; one that never does is pushed
-// out by the next arrivals instead of locking them out.
 void make_room(self_ptr self, const std::string& host) {
   auto& st = self->state;
-  std::size_t from_host = 0;
-  for (auto& [addr, l] : st.links)
-    from_host += in_setup(l) && l.from == host;
-  bool host_full = from_host >= std::max<std::size_t>(1, st.params.max_in_setup / 2);
-  if (!host_full && st.in_setup < st.params.max_in_setup)
+  auto victim = st.admitting->make_room(host);
+  if (!victim)
     return;
-  node_state::link* oldest = nullptr;
-  for (auto& [addr, l] : st.links)
-    if (in_setup(l) && (!host_full || l.from == host) && (!oldest || l.accepted < oldest->accepted))
-      oldest = &l;
-  if (!oldest)
-    return;
-  setup_ended(self, *oldest);
-  oldest->evicted = true;
+  auto from_host = st.admitting->from(host);
+  setup_ended(self, *victim);
   // Said once per flood, not once per connection.
   if (st.evicted++ == 0)
-    logging::warn(st.params.connection.node_name,
-                  "too many connections setting up their session (" +
-                      std::to_string(st.in_setup + 1) + ", " + std::to_string(from_host) +
-                      " from " + host + "): closing the oldest ones to let new ones in");
-  self->send(oldest->conn, stop_atom::value,
-             "closed for a newer connection: " + std::to_string(st.params.max_in_setup) +
-                 " were setting up their session (" + host + " had " + std::to_string(from_host) +
-                 ")");
+    logging::warn(me(self), "too many connections setting up their session (" +
+                                std::to_string(st.admitting->in_setup() + 1) + ", " +
+                                std::to_string(from_host) + " from " + host +
+                                "): closing the oldest ones to let new ones in");
+  auto it = st.links.find(*victim);
+  if (it == st.links.end())
+    return;
+  auto why = "closed for a newer connection: " + std::to_string(st.admitting->max()) +
+             " were setting up their session (" + host + " had " + std::to_string(from_host) +
+             ")";
+  st.loop->post([l = it->second.l, why] { l->evict(why); });
 }
 
 void schedule_redial(self_ptr self) {
@@ -179,18 +164,16 @@ void dial_due(self_ptr self) {
   st.timer_set = false;
   if (st.stopping)
     return;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  caf::actor node = caf::actor_cast<caf::actor>(self);
   auto now = clock::now();
   for (const auto& peer : st.redial->due(now)) {
     if (st.by_peer.count(peer)) {  // it dialed us meanwhile
       st.redial->connected(peer, now);
       continue;
     }
-    auto to = st.configured[peer];
-    auto opt = st.params.channel;
     // Connecting blocks (address resolution, the handshake of the fabric):
     // never in a scheduled actor. A blocking actor has its own thread.
-    self->system().spawn(dial, me, peer, to, opt);
+    self->system().spawn(dial, node, peer, st.configured[peer], st.params.channel);
   }
   schedule_redial(self);
 }
@@ -198,7 +181,7 @@ void dial_due(self_ptr self) {
 void lost(self_ptr self, const std::string& peer, const std::string& reason, bool stopped = false) {
   auto& st = self->state;
   if (st.by_peer.count(peer))
-    return;  // still connected, through the connection that was kept
+    return;  // still connected, through the link that was kept
   self->send(st.owner, closed_atom::value, peer, reason, stopped);
   if (st.configured.count(peer)) {
     st.redial->failed(peer, clock::now());
@@ -206,34 +189,36 @@ void lost(self_ptr self, const std::string& peer, const std::string& reason, boo
   }
 }
 
-void drop_link(self_ptr self, const caf::actor_addr& conn) {
+// Forgets a link; if it still runs, it ends without a word (it lost a
+// tie-break, or the node is going).
+void drop_link(self_ptr self, std::uint64_t id, const std::string& why) {
   auto& st = self->state;
-  auto it = st.links.find(conn);
+  auto it = st.links.find(id);
   if (it == st.links.end())
     return;
-  if (it->second.up) {
-    auto p = st.by_peer.find(it->second.peer);
-    if (p != st.by_peer.end() && p->second.address() == conn) {
+  auto e = std::move(it->second);
+  st.links.erase(it);
+  if (e.up) {
+    auto p = st.by_peer.find(e.peer);
+    if (p != st.by_peer.end() && p->second == id) {
       st.by_peer.erase(p);
-      self->send(st.owner, route_atom::value, it->second.peer, caf::actor{});
+      st.x->route(e.peer, nullptr);
     }
   }
-  setup_ended(self, it->second);
-  self->send_exit(it->second.conn, caf::exit_reason::user_shutdown);
-  st.links.erase(it);
+  setup_ended(self, id);
+  st.loop->post([l = e.l, why] { l->drop(why); });
 }
 
-void on_connected(self_ptr self, const std::string& name, bool authenticated, bool replaces,
-                  std::uint64_t incarnation) {
+void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
   auto& st = self->state;
-  auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
-  auto it = st.links.find(from);
+  auto it = st.links.find(l->id());
   if (it == st.links.end())
     return;
-  auto& l = it->second;
-  if (l.dialed && name != l.peer) {
-    auto expected = l.peer;
-    drop_link(self, from);
+  auto& e = it->second;
+  const auto& name = l->peer_name();
+  if (e.dialed && name != e.peer) {
+    auto expected = e.peer;
+    drop_link(self, l->id(), "not the node dialed");
     return lost(self, expected,
                 "expected node '" + expected + "' at " +
                     config::to_string(st.configured[expected]) + ", found node '" + name + "'");
@@ -243,7 +228,7 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated, bo
   // the old one's.
   bool already = false;
   if (auto pending = st.pending_loss.find(name); pending != st.pending_loss.end()) {
-    if (pending->second.incarnation == incarnation)
+    if (pending->second.incarnation == l->peer_incarnation())
       already = true;
     else
       self->send(st.owner, closed_atom::value, name, pending->second.reason,
@@ -251,132 +236,122 @@ void on_connected(self_ptr self, const std::string& name, bool authenticated, bo
     st.pending_loss.erase(pending);
   }
   if (auto other = st.by_peer.find(name); other != st.by_peer.end()) {
-    auto& old = st.links[other->second.address()];
-    if (replaces) {
+    auto old = other->second;
+    if (l->replaces()) {
       // Its key proves it: the node restarted, and its old session is dead.
-      logging::info(st.params.connection.node_name,
-                    "node '" + name + "' restarted (its node key proves it): its new session " +
-                        "replaces the old one");
-      drop_link(self, old.conn.address());
+      logging::info(me(self), "node '" + name + "' restarted (its node key proves it): its new " +
+                                  "session replaces the old one");
+      drop_link(self, old, "replaced by the node's new session");
       // For the owner the old node is gone: what waited on it fails.
       self->send(st.owner, closed_atom::value, name,
                  std::string{"it restarted, and its new session replaced the old one"}, true);
     } else {
       // Both dialed at once: keep the connection the smaller name dialed.
-      bool mine_dialed_by_smaller = l.dialed == (st.params.connection.node_name < name);
+      bool mine_dialed_by_smaller = e.dialed == (me(self) < name);
       if (!mine_dialed_by_smaller) {
-        drop_link(self, from);
+        drop_link(self, l->id(), "both nodes dialed: the other connection is kept");
         return;
       }
-      drop_link(self, old.conn.address());
+      drop_link(self, old, "both nodes dialed: the other connection is kept");
       already = true;  // the owner saw it connected: nothing changed for it
     }
   }
-  l.peer = name;
-  l.incarnation = incarnation;
-  setup_ended(self, l);
-  l.up = true;
-  st.by_peer[name] = l.conn;
-  // From here the owner and the connection talk directly; both hear it
-  // before the owner hears of the peer.
-  self->send(l.conn, route_atom::value, st.owner);
-  self->send(st.owner, route_atom::value, name, l.conn);
+  e.peer = name;
+  e.incarnation = l->peer_incarnation();
+  setup_ended(self, l->id());
+  e.up = true;
+  st.by_peer[name] = l->id();
+  st.x->route(name, l);
   if (st.configured.count(name))
     st.redial->connected(name, clock::now());
   if (!already)
-    self->send(st.owner, connected_atom::value, name, authenticated);
+    self->send(st.owner, connected_atom::value, name, l->authenticated());
 }
 
-void on_closed(self_ptr self, const std::string& reason, bool stopped) {
+void finish_drain(self_ptr self) {
   auto& st = self->state;
-  auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
-  auto it = st.links.find(from);
+  for (auto& [id, e] : st.links)  // those that outlasted the limit
+    st.loop->post([l = e.l] { l->drop("this node stopped"); });
+  st.links.clear();
+  if (st.drained.pending())
+    st.drained.deliver(true);
+  self->quit();
+}
+
+void on_closed(self_ptr self, std::uint64_t id, const std::string& reason, bool stopped) {
+  auto& st = self->state;
+  auto it = st.links.find(id);
   if (it == st.links.end())
     return;
-  auto l = it->second;
-  drop_link(self, from);
-  if (!l.up)  // refused before any memory was exposed: say so, on both sides
-    logging::warn(self->state.params.connection.node_name,
-                  (l.dialed ? "connection to node '" + l.peer + "'" : std::string{"a connection"}) +
+  auto e = it->second;
+  drop_link(self, id, reason);
+  if (st.stopping) {
+    if (st.links.empty())
+      finish_drain(self);
+    return;
+  }
+  if (!e.up)  // refused before any memory was exposed: say so, on both sides
+    logging::warn(me(self),
+                  (e.dialed ? "connection to node '" + e.peer + "'" : std::string{"a connection"}) +
                       " failed during setup: " + reason);
-  if (l.up) {
-    self->state.pending_loss[l.peer] = {reason, stopped, l.incarnation};
-    self->delayed_send(self, self->state.params.loss_grace, loss_atom::value, l.peer);
-  } else if (l.dialed) {
-    lost(self, l.peer, reason);
+  if (e.up) {
+    st.pending_loss[e.peer] = {reason, stopped, e.incarnation};
+    self->delayed_send(self, st.params.loss_grace, loss_atom::value, e.peer);
+  } else if (e.dialed) {
+    lost(self, e.peer, reason);
   }
 }
 
-// Asks every connection for its counters; answers when all have (a
-// connection that closes meanwhile is left out).
-caf::result<peer_counters> gather_stats(self_ptr self) {
-  struct gathering {
-    caf::typed_response_promise<peer_counters> rp;
-    peer_counters out;
-    std::size_t left = 0;
-    void one_done() {
-      if (--left == 0)
-        rp.deliver(std::move(out));
-    }
-  };
-  auto& st = self->state;
-  if (st.by_peer.empty())
-    return peer_counters{};
-  auto g = std::make_shared<gathering>();
-  g->rp = self->make_response_promise<peer_counters>();
-  g->left = st.by_peer.size();
-  for (auto& [peer, conn] : st.by_peer)
-    self->request(conn, std::chrono::seconds(5), stats_atom::value)
-        .then(
-            [g, peer = peer](connection_core::counters& c) {
-              g->out.emplace_back(peer, c);
-              g->one_done();
-            },
-            [g](caf::error&) { g->one_done(); });
-  return g->rp;
-}
-
-// Every connection drains (bounded by `drain_limit`), then the node quits;
+// Every link drains (bounded by `drain_limit`), then the node quits;
 // answered when it has.
 caf::result<bool> drain(self_ptr self) {
-  struct draining {
-    caf::response_promise rp;
-    self_ptr self;
-    std::size_t left = 0;
-    void one_done() {
-      if (--left == 0) {
-        for (auto& [addr, l] : self->state.links)  // those that outlasted the limit
-          self->send_exit(l.conn, caf::exit_reason::user_shutdown);
-        self->state.links.clear();
-        rp.deliver(true);
-        self->quit();
-      }
-    }
-  };
   auto& st = self->state;
+  st.drained = self->make_response_promise();
+  if (st.stopping)
+    return st.drained;
   st.stopping = true;
-  auto d = std::make_shared<draining>();
-  d->rp = self->make_response_promise();
-  d->self = self;
-  d->left = st.links.size() + 1;
-  for (auto& [addr, l] : st.links)
-    self->request(l.conn, st.params.drain_limit, stop_atom::value)
-        .then([d](bool) { d->one_done(); }, [d](caf::error&) { d->one_done(); });
-  d->one_done();
-  return d->rp;
+  if (st.links.empty()) {
+    finish_drain(self);
+    return st.drained;
+  }
+  for (auto& [id, e] : st.links)
+    st.loop->post([l = e.l] { l->drain(nullptr); });  // its close is reported
+  self->delayed_send(self, st.params.drain_limit, timeout_atom::value);
+  return st.drained;
 }
 
-caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor owner,
-                   std::shared_ptr<channels::listener> listener) {
+// Counters of the links kept to peers, gathered on the I/O thread.
+caf::result<peer_counters> gather_stats(self_ptr self) {
+  auto& st = self->state;
+  auto key = st.next_key++;
+  auto rp = self->make_response_promise();
+  st.waiting[key] = rp;
+  std::vector<std::pair<std::string, std::shared_ptr<link>>> kept;
+  for (auto& [peer, id] : st.by_peer)
+    kept.emplace_back(peer, st.links[id].l);
+  caf::actor node = caf::actor_cast<caf::actor>(self);
+  st.loop->post([kept, node, key] {
+    peer_counters out;
+    for (auto& [peer, l] : kept)
+      out.emplace_back(peer, l->stats());
+    caf::anon_send(node, stats_atom::value, key, std::move(out));
+  });
+  return caf::delegated<peer_counters>{};
+}
+
+caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, node_params p,
+                   caf::actor owner, std::shared_ptr<channels::listener> listener) {
   auto& st = self->state;
   st.params = p;
   st.loop = loop;
+  st.x = std::move(x);
   st.owner = std::move(owner);
   st.listener = std::move(listener);
+  st.admitting = std::make_unique<admission>(p.max_in_setup);
   st.redial = std::make_unique<redial_schedule>(p.redial, std::random_device{}());
-  caf::actor_addr me = self->address();
-  loop->watch(st.listener->fd(), [me] {
-    if (auto a = caf::actor_cast<caf::actor>(me))
+  caf::actor_addr addr = self->address();
+  loop->watch(st.listener->fd(), [addr] {
+    if (auto a = caf::actor_cast<caf::actor>(addr))
       caf::anon_send(a, accept_atom::value);
   });
   auto now = clock::now();
@@ -387,9 +362,10 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
   if (!p.peers.empty())
     self->send(self, redial_atom::value);
   self->set_exit_handler([=](caf::exit_msg& msg) {
-    for (auto& [addr, l] : self->state.links)
-      self->send_exit(l.conn, msg.reason);
-    self->state.links.clear();
+    auto& st = self->state;
+    for (auto& [id, e] : st.links)
+      st.loop->post([l = e.l] { l->drop("this node stopped"); });
+    st.links.clear();
     self->quit(msg.reason);
   });
   return {
@@ -429,44 +405,79 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
         else
           lost(self, peer, "cannot connect: " + error);
       },
-      [=](connected_atom, const std::string& name, bool authenticated, bool replaces,
-          std::uint64_t incarnation) { on_connected(self, name, authenticated, replaces, incarnation);
+      [=](connected_atom, std::shared_ptr<link>& l) { on_connected(self, l); },
+      [=](closed_atom, std::uint64_t id, const std::string& reason, bool stopped) {
+        on_closed(self, id, reason, stopped);
       },
-      [=](closed_atom, const std::string& reason, bool stopped) {
-        on_closed(self, reason, stopped);
-      },
-      [=](writable_atom) {
-        auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
-        auto it = self->state.links.find(from);
+      [=](writable_atom, std::uint64_t id) {
+        auto it = self->state.links.find(id);
         if (it != self->state.links.end() && it->second.up)
           self->send(self->state.owner, writable_atom::value, it->second.peer);
       },
       [=](stop_atom) -> caf::result<bool> { return drain(self); },
+      [=](timeout_atom) {
+        if (self->state.stopping)
+          finish_drain(self);
+      },
       [=](stats_atom) -> caf::result<peer_counters> { return gather_stats(self); },
-      [=](outbound_atom, const std::string& peer,
-          outbound_message& m) -> caf::result<std::uint64_t> {
+      [=](stats_atom, std::uint64_t key, peer_counters& out) {
+        auto it = self->state.waiting.find(key);
+        if (it == self->state.waiting.end())
+          return;
+        it->second.deliver(std::move(out));
+        self->state.waiting.erase(it);
+      },
+      [=](expose_atom, const std::string& peer, buffer& b) -> caf::result<std::uint64_t> {
         auto& st = self->state;
         auto it = st.by_peer.find(peer);
         if (it == st.by_peer.end())
-          return st.configured.count(peer) ? make_error(errc::not_connected, "node '" + peer + "'")
-                                           : make_error(errc::unknown_node, "node '" + peer + "'");
-        // The connection answers the requester directly.
-        self->delegate(it->second, outbound_atom::value, std::move(m));
+          return make_error(errc::not_connected, "node '" + peer + "'");
+        auto key = st.next_key++;
+        st.waiting[key] = self->make_response_promise();
+        caf::actor node = caf::actor_cast<caf::actor>(self);
+        st.loop->post([l = st.links[it->second].l, b = std::move(b), node, key]() mutable {
+          std::uint64_t offset = 0;
+          std::string error;
+          if (l->expose(std::move(b), offset, error))
+            caf::anon_send(node, expose_atom::value, key, offset);
+          else
+            caf::anon_send(node, expose_atom::value, key, make_error(errc::too_large, error));
+        });
         return caf::delegated<std::uint64_t>{};
       },
-      [=](expose_atom, const std::string& peer, buffer& b) -> caf::result<std::uint64_t> {
-        auto it = self->state.by_peer.find(peer);
-        if (it == self->state.by_peer.end())
-          return make_error(errc::not_connected, "node '" + peer + "'");
-        self->delegate(it->second, expose_atom::value, std::move(b));
-        return caf::delegated<std::uint64_t>{};
+      [=](expose_atom, std::uint64_t key, std::uint64_t offset) {
+        auto it = self->state.waiting.find(key);
+        if (it != self->state.waiting.end()) {
+          it->second.deliver(offset);
+          self->state.waiting.erase(it);
+        }
+      },
+      [=](expose_atom, std::uint64_t key, caf::error& e) {
+        auto it = self->state.waiting.find(key);
+        if (it != self->state.waiting.end()) {
+          it->second.deliver(std::move(e));
+          self->state.waiting.erase(it);
+        }
       },
       [=](unexpose_atom, const std::string& peer, std::uint64_t offset) -> caf::result<bool> {
-        auto it = self->state.by_peer.find(peer);
-        if (it == self->state.by_peer.end())
+        auto& st = self->state;
+        auto it = st.by_peer.find(peer);
+        if (it == st.by_peer.end())
           return false;
-        self->delegate(it->second, unexpose_atom::value, offset);
+        auto key = st.next_key++;
+        st.waiting[key] = self->make_response_promise();
+        caf::actor node = caf::actor_cast<caf::actor>(self);
+        st.loop->post([l = st.links[it->second].l, offset, node, key] {
+          caf::anon_send(node, unexpose_atom::value, key, l->unexpose(offset));
+        });
         return caf::delegated<bool>{};
+      },
+      [=](unexpose_atom, std::uint64_t key, bool done) {
+        auto it = self->state.waiting.find(key);
+        if (it != self->state.waiting.end()) {
+          it->second.deliver(done);
+          self->state.waiting.erase(it);
+        }
       },
       [=](port_atom) { return self->state.listener->port(); },
   };
@@ -474,18 +485,10 @@ caf::behavior node(self_ptr self, progress_loop* loop, node_params p, caf::actor
 
 }  // namespace
 
-caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_params& p,
-                      caf::actor owner) {
-  std::string error;
-  std::shared_ptr<channels::listener> l = channels::listen(p.listen, p.channel, error);
-  if (!l)
-    throw std::runtime_error(error);
-  return spawn_node(sys, loop, p, std::move(owner), std::move(l));
-}
-
-caf::actor spawn_node(caf::actor_system& sys, progress_loop& loop, const node_params& p,
-                      caf::actor owner, std::shared_ptr<channels::listener> listener) {
-  return sys.spawn(node, &loop, p, std::move(owner), std::move(listener));
+caf::actor spawn_node(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
+                      const node_params& p, caf::actor owner,
+                      std::shared_ptr<channels::listener> listener) {
+  return sys.spawn(node, &loop, std::move(x), p, std::move(owner), std::move(listener));
 }
 
 }  // namespace riomesh::actors

@@ -42,47 +42,74 @@ engine::completion_status status_of(ibv_wc_status s) {
 void rdma_channel::post_work() {
   work_.clear();
   eng_->take_work(work_);
+  // Consecutive writes go out as one chain: one doorbell for what a wake
+  // produced, not one per message.
+  constexpr std::size_t chain_max = 32;
+  ibv_send_wr wrs[chain_max];
+  ibv_sge sges[chain_max][2];
+  const engine::work* posted[chain_max];
+  std::size_t chained = 0;
+  auto fail = [&](int rc, const engine::work& w) {
+    errno = rc;
+    eng_->fail(sys_error("peer " + peer_ + ": cannot post " +
+                         (w.kind == engine::work_kind::post_recv
+                              ? std::to_string(w.recv_count) + " receives"
+                              : "a " + std::to_string(w.length()) + "-byte " +
+                                    (w.kind == engine::work_kind::write ? "WRITE" : "WRITE_IMM") +
+                                    (w.inline_data ? " (inline)" : ""))));
+  };
+  auto post_chain = [&]() {
+    if (chained == 0)
+      return true;
+    for (std::size_t i = 0; i < chained; ++i)
+      wrs[i].next = i + 1 < chained ? &wrs[i + 1] : nullptr;
+    ibv_send_wr* bad = nullptr;
+    int rc = ibv_post_send(id_->qp, wrs, &bad);
+    std::size_t failed = bad ? static_cast<std::size_t>(bad - wrs) : 0;
+    chained = 0;
+    if (rc == 0)
+      return true;
+    fail(rc, *posted[failed < chain_max ? failed : 0]);
+    return false;
+  };
   for (const auto& w : work_) {
-    int rc = 0;
     if (w.kind == engine::work_kind::post_recv) {
+      if (!post_chain())
+        return;
+      int rc = 0;
       // Zero-SGE receives: only WRITE WITH IMMEDIATE may consume them.
       for (std::uint32_t left = w.recv_count; left > 0 && rc == 0;) {
-        ibv_recv_wr wrs[32] = {};
+        ibv_recv_wr rwrs[32] = {};
         std::uint32_t n = std::min<std::uint32_t>(left, 32);
         for (std::uint32_t i = 0; i < n; ++i)
-          wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
+          rwrs[i].next = i + 1 < n ? &rwrs[i + 1] : nullptr;
         ibv_recv_wr* bad = nullptr;
-        rc = ibv_post_recv(id_->qp, wrs, &bad);
+        rc = ibv_post_recv(id_->qp, rwrs, &bad);
         left -= n;
       }
-    } else {
-      ibv_sge sge[2];
-      for (std::uint8_t i = 0; i < w.num_sge; ++i)
-        sge[i] = {w.sge[i].addr, w.sge[i].length, w.sge[i].lkey};
-      ibv_send_wr wr{};
-      wr.wr_id = w.wr_id;
-      wr.sg_list = sge;
-      wr.num_sge = w.num_sge;
-      wr.opcode = w.kind == engine::work_kind::write_with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM
-                                                              : IBV_WR_RDMA_WRITE;
-      wr.send_flags = IBV_SEND_SIGNALED | (w.inline_data ? IBV_SEND_INLINE : 0);
-      wr.imm_data = wire::to_wire(w.imm);
-      wr.wr.rdma.remote_addr = w.remote_addr;
-      wr.wr.rdma.rkey = w.rkey;
-      ibv_send_wr* bad = nullptr;
-      rc = ibv_post_send(id_->qp, &wr, &bad);
+      if (rc != 0)
+        return fail(rc, w);
+      continue;
     }
-    if (rc != 0) {
-      errno = rc;
-      eng_->fail(sys_error("peer " + peer_ + ": cannot post " +
-                           (w.kind == engine::work_kind::post_recv
-                                ? std::to_string(w.recv_count) + " receives"
-                                : "a " + std::to_string(w.length()) + "-byte " +
-                                      (w.kind == engine::work_kind::write ? "WRITE" : "WRITE_IMM") +
-                                      (w.inline_data ? " (inline)" : ""))));
+    auto& wr = wrs[chained];
+    wr = ibv_send_wr{};
+    auto* sge = sges[chained];
+    for (std::uint8_t i = 0; i < w.num_sge; ++i)
+      sge[i] = {w.sge[i].addr, w.sge[i].length, w.sge[i].lkey};
+    wr.wr_id = w.wr_id;
+    wr.sg_list = sge;
+    wr.num_sge = w.num_sge;
+    wr.opcode = w.kind == engine::work_kind::write_with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM
+                                                            : IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED | (w.inline_data ? IBV_SEND_INLINE : 0);
+    wr.imm_data = wire::to_wire(w.imm);
+    wr.wr.rdma.remote_addr = w.remote_addr;
+    wr.wr.rdma.rkey = w.rkey;
+    posted[chained++] = &w;
+    if (chained == chain_max && !post_chain())
       return;
-    }
   }
+  post_chain();
 }
 
 bool rdma_channel::poll_completions() {
@@ -172,12 +199,12 @@ bool rdma_channel::busy_poll() {
   return poll_completions();
 }
 
-void rdma_channel::arm() {
+bool rdma_channel::arm() {
   if (armed_)
-    return;
+    return false;
   ibv_req_notify_cq(cq_, 0);
   armed_ = true;
-  poll_completions();  // what landed before the arming
+  return poll_completions();  // what landed before the arming
 }
 
 io_result rdma_channel::send(const void* data, std::size_t length) {

@@ -5,9 +5,6 @@
 
 namespace riomesh::actors {
 
-using pump_atom = caf::atom_constant<caf::atom("rm_pump")>;            // something to do
-using outbound_atom = caf::atom_constant<caf::atom("rm_out")>;         // a message to send
-using inbound_atom = caf::atom_constant<caf::atom("rm_in")>;           // a message arrived
 using connected_atom = caf::atom_constant<caf::atom("rm_up")>;         // setup done
 using closed_atom = caf::atom_constant<caf::atom("rm_closed")>;        // the connection ended
 using stats_atom = caf::atom_constant<caf::atom("rm_stats")>;          // counters, please
@@ -18,16 +15,14 @@ using redial_atom = caf::atom_constant<caf::atom("rm_redial")>;        // peers 
 using loss_atom = caf::atom_constant<caf::atom("rm_loss")>;            // was that peer really lost?
 using port_atom = caf::atom_constant<caf::atom("rm_port")>;            // the port we listen on
 using writable_atom = caf::atom_constant<caf::atom("rm_wrable")>;      // a congested queue drained
-using forward_atom = caf::atom_constant<caf::atom("rm_fwd")>;          // a proxy's message
 using publish_atom = caf::atom_constant<caf::atom("rm_publish")>;      // name an actor for peers
 using resolve_atom = caf::atom_constant<caf::atom("rm_resolve")>;      // a peer's actor by name
+using resolved_atom = caf::atom_constant<caf::atom("rm_rslvd")>;       // a peer's answer for a name
 using timeout_atom = caf::atom_constant<caf::atom("rm_timeout")>;      // a wait is over
 using notify_atom = caf::atom_constant<caf::atom("rm_notify")>;        // tell me when writable
 using stop_atom = caf::atom_constant<caf::atom("rm_stop")>;            // drain and end
 using expose_atom = caf::atom_constant<caf::atom("rm_expose")>;        // map memory for a peer
 using unexpose_atom = caf::atom_constant<caf::atom("rm_unexpos")>;     // and unmap it
-using place_atom = caf::atom_constant<caf::atom("rm_place")>;          // write into a peer's map
 using undelivered_atom = caf::atom_constant<caf::atom("rm_undeliv")>;  // a send failed
-using route_atom = caf::atom_constant<caf::atom("rm_route")>;          // who talks to whom directly
 
 }  // namespace riomesh::actors

@@ -82,9 +82,14 @@ class channel {
     return true;
   }
   // Makes wait_fd() signal the next change, taking in only what arming
-  // requires (rdma: a system call only if not armed already). For callers
-  // that return "would block" and expect to be woken through wait_fd().
-  virtual void arm() { progress(); }
+  // requires (rdma: a system call only if not armed already; tcp: nothing,
+  // the socket signals by itself). For callers that return "would block"
+  // and expect to be woken through wait_fd(). True if it took anything in:
+  // then look at the channel again before sleeping.
+  virtual bool arm() { return false; }
+  // Whether busy_poll() costs no system call (rdma: it polls the
+  // completion queue in user space): a poller may call it at will.
+  virtual bool polls_without_syscalls() const { return false; }
   // Timers, with the time passed in: a keepalive when the connection has
   // been idle, and the peer declared lost when it stays silent (tcp: after
   // peer_timeout; rdma: when the transport gives up on a keepalive). The
@@ -92,7 +97,9 @@ class channel {
   virtual void tick(std::chrono::steady_clock::time_point /*now*/) {}
   // The peer declares us lost after `silence` without a word: keep the
   // connection alive often enough for it (tcp: keepalives at least three
-  // times as often; rdma: the transport itself answers, nothing to do).
+  // times as often; rdma: the transport itself answers, nothing to do, and
+  // a peer whose process hangs while its NIC answers is not noticed: it
+  // keeps its session until it dies).
   virtual void keep_alive_within(std::chrono::nanoseconds /*silence*/) {}
   virtual bool take_events(std::vector<event>& out) = 0;
 

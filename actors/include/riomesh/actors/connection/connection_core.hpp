@@ -35,14 +35,22 @@ struct direct_write {
   buffer data;
 };
 
+// Why a message queued for a peer did not go out.
+enum class send_failure {
+  not_mapped,  // a direct write found no map at the peer
+  too_large,   // beyond what the peer accepts (its session terms)
+  node_lost,   // the connection ended first
+  stopped,     // this node is stopping
+};
+
 struct outbound_message {
   envelope env;  // kind, sender, receiver, request id, body; buffers are filled in
   std::vector<buffer> placed;
   std::vector<direct_write> writes;  // done first, before any placement
   bool has_envelope = true;          // false: writes only
-  // Called (on the connection's thread) if the message is dropped after
-  // being queued: a direct write found no mapping at the peer.
-  std::function<void(const std::string&)> on_failure;
+  // Called (on the I/O thread) if the message is dropped after being
+  // queued, with why and a text for the sender.
+  std::function<void(send_failure, const std::string&)> on_failure;
 };
 
 struct inbound_message {

@@ -1,6 +1,6 @@
-// The connection actor's message payloads are local-only (they hold
-// buffers and channel-side structures): CAF may pass them between actors
-// of one node, never serialize them.
+// Payloads the node's own actors pass among themselves (they hold links
+// and counters): CAF may pass them between actors of one node, never
+// serialize them.
 #pragma once
 
 #include <riomesh/actors/connection/connection_core.hpp>
@@ -16,7 +16,9 @@ using peer_counters = std::vector<std::pair<std::string, connection_core::counte
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::outbound_message)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::inbound_message)
+namespace riomesh::actors {
+class link;
+}
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<riomesh::actors::link>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::connection_core::counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::peer_counters)

@@ -1,7 +1,8 @@
-// The directory: one per runtime, the owner of the node actor, and where
-// actor messages meet the wire. It keeps the published names, the local
-// actors peers know by id, the proxies of remote actors, and what waits on
-// each peer (requests, name lookups). It takes:
+// The directory: one per runtime, the owner of the node actor, and the
+// slow path of actor messaging: publishing, looking names up on peers,
+// peers coming and going (what waited on a lost one fails), statistics,
+// stopping. Messages themselves never pass through it: proxies and links
+// meet in the exchange (exchange.hpp). It takes:
 //   (publish_atom, name, strong_actor_ptr, interface) -> bool
 //   (publish_atom, name)                       unpublish -> bool
 //   (resolve_atom, node, name, milliseconds)   -> (strong_actor_ptr, interface)
@@ -11,11 +12,8 @@
 //   (stats_atom)                               -> node_stats
 //   (expose_atom, node, buffer)                -> offset: mapped for node
 //   (unexpose_atom, node, offset)              -> bool
-//   (place_atom, node, offset, buffer, notify) a direct write into node's
-//                                                 map, ahead of later messages
 //   (stop_atom)                                fails what waits, ends the node
-// and, from proxies, (forward_atom, forwarded). A one-way message that
-// cannot go out is reported to its sender as
+// A one-way message that cannot go out is reported to its sender as
 //   (undelivered_atom, node, error).
 #pragma once
 
@@ -44,10 +42,14 @@ struct directory_counters {
   std::uint64_t requests_out = 0, responses_in = 0;
   std::uint64_t bytes_placed_out = 0, bytes_placed_in = 0;      // buffers sent by iowrite
   std::uint64_t payload_copied_out = 0, payload_copied_in = 0;  // buffers serialized inline
-  std::uint64_t direct_writes = 0;                              // into peers' own maps (place_atom)
+  std::uint64_t direct_writes = 0;                              // into peers' own maps (exchange::place)
   std::uint64_t undeliverable = 0;  // refused locally (congested, encode, not connected)
   std::uint64_t bad_inbound = 0;    // decode failures, unknown receivers, refusals
   std::uint64_t system_refused = 0;  // CAF system messages from the wire, refused
+  // Hand-offs between threads: enqueues into actors' mailboxes (deliveries,
+  // responses, failure notices, link events) and pushes onto links'
+  // outboxes. One of each per message sent and delivered.
+  std::uint64_t mailbox_enqueues = 0, outbox_pushes = 0;
   std::uint64_t proxies = 0, exported = 0, published = 0;
 };
 
@@ -62,8 +64,11 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::node_stats)
 
 namespace riomesh::actors {
 
-// Opens nothing: `listener` is already listening at p.node.listen.
-caf::actor spawn_directory(caf::actor_system& sys, progress_loop& loop, const directory_params& p,
-                           std::shared_ptr<channels::listener> listener);
+class exchange;
+
+// Opens nothing: `listener` is already listening at p.node.listen. `loop`
+// and `x` must outlive the actor.
+caf::actor spawn_directory(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
+                           const directory_params& p, std::shared_ptr<channels::listener> listener);
 
 }  // namespace riomesh::actors

@@ -1,8 +1,11 @@
 // The local actors peers may address, by id: the published ones (by name,
 // kept alive while published) and every actor that sent through a proxy
-// (peers answer it by id; held weakly, so a reference from afar never
-// keeps an actor alive). It also remembers which peers know each id, so
-// they can be told when the actor exits.
+// (peers answer it by id). A sender is kept alive while a connected peer
+// knows it, as CAF's own middleman keeps what it exported: an actor that
+// sent a request or a subscription and waits for what comes back has no
+// other reference. It goes when it exits, or when every peer that knew it
+// is lost. The table also remembers which peers know each id, so they can
+// be told when the actor exits.
 #pragma once
 
 #include <cstdint>
@@ -33,13 +36,16 @@ class export_table {
     return it == published_.end() ? nullptr : &it->second;
   }
 
-  // Makes `id` addressable by `peer`; true the first time the id is
-  // exported at all (the caller then watches for its exit).
-  bool learn(std::uint64_t id, const Weak& handle, const std::string& peer) {
+  // Makes `id` addressable by `peer`, and keeps it alive (`keep`); true
+  // the first time the id is exported at all (the caller then watches for
+  // its exit).
+  bool learn(std::uint64_t id, const Weak& handle, const std::string& peer, Strong keep) {
     auto [it, fresh] = known_.try_emplace(id);
     if (fresh)
       it->second.handle = handle;
     it->second.peers.insert(peer);
+    if (!it->second.keep)
+      it->second.keep = std::move(keep);
     return fresh || !it->second.watched;
   }
   void watched(std::uint64_t id) { known_[id].watched = true; }
@@ -62,9 +68,23 @@ class export_table {
     return peers;
   }
 
-  void forget_peer(const std::string& peer) {
+  // Forgets `peer`; hands back the actors no connected peer knows any
+  // more, for the caller to let go of outside its lock (letting go may end
+  // an actor, whose exit comes back to the table).
+  std::vector<Strong> forget_peer(const std::string& peer) {
+    std::vector<Strong> released;
     for (auto& [id, k] : known_)
-      k.peers.erase(peer);
+      if (k.peers.erase(peer) > 0 && k.peers.empty() && k.keep)
+        released.push_back(std::move(k.keep));
+    return released;
+  }
+  // Every kept actor, for the same reason (the runtime is done).
+  std::vector<Strong> release_all() {
+    std::vector<Strong> released;
+    for (auto& [id, k] : known_)
+      if (k.keep)
+        released.push_back(std::move(k.keep));
+    return released;
   }
 
   std::vector<std::string> names() const {
@@ -78,6 +98,7 @@ class export_table {
  private:
   struct known_actor {
     Weak handle;
+    Strong keep;  // while a connected peer knows it
     std::set<std::string> peers;
     bool watched = false;
   };

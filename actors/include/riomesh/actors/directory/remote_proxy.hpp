@@ -1,6 +1,7 @@
 // A local stand-in for an actor on another node. Whatever is enqueued to it
-// (one-way messages, requests, responses to requests it made) goes to the
-// directory with its sender and message id, and from there over the wire.
+// (one-way messages, requests, responses to requests it made) is encoded on
+// the enqueuing thread and queued on the link to its node (exchange.hpp),
+// with its sender and message id: one hand-off to the wire.
 // Monitors and links on it work as on any local actor: when the node is
 // lost or the remote actor exits, the directory kills the proxy with that
 // reason, and every monitor gets its down message. A message enqueued
@@ -15,24 +16,17 @@
 #include <caf/message_id.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 
 namespace riomesh::actors {
 
-// What a proxy hands the directory (local only).
-struct forwarded {
-  std::string peer;
-  std::uint64_t remote_id = 0;
-  caf::strong_actor_ptr proxy;
-  caf::strong_actor_ptr sender;
-  caf::message_id mid;
-  caf::message content;
-};
+class exchange;
 
 class remote_proxy : public caf::actor_proxy {
  public:
-  remote_proxy(caf::actor_config& cfg, caf::actor directory, std::string peer,
+  remote_proxy(caf::actor_config& cfg, std::shared_ptr<exchange> x, std::string peer,
                std::uint64_t remote_id);
 
   void enqueue(caf::mailbox_element_ptr what, caf::execution_unit* ctx) override;
@@ -43,7 +37,7 @@ class remote_proxy : public caf::actor_proxy {
 
  private:
   std::mutex mtx_;
-  caf::actor directory_;  // null once killed
+  std::shared_ptr<exchange> exchange_;  // null once killed
   caf::error reason_;     // why it was killed
   std::string peer_;
   std::uint64_t remote_id_;
@@ -51,9 +45,8 @@ class remote_proxy : public caf::actor_proxy {
 
 // A new proxy for actor `remote_id` on `peer`, with a local actor id and a
 // node id derived from the peer's name.
-caf::strong_actor_ptr make_remote_proxy(caf::actor_system& sys, caf::actor directory,
+caf::strong_actor_ptr make_remote_proxy(caf::actor_system& sys, std::shared_ptr<exchange> x,
                                         const std::string& peer, std::uint64_t remote_id);
 
 }  // namespace riomesh::actors
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::forwarded)

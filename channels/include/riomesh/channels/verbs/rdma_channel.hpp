@@ -70,7 +70,8 @@ class rdma_channel final : public channel {
   bool wants_write() const override { return false; }
   void progress() override;
   bool busy_poll() override;
-  void arm() override;
+  bool arm() override;
+  bool polls_without_syscalls() const override { return true; }
   bool take_events(std::vector<event>& out) override;
 
   bool closed() const override { return eng_->closed(); }

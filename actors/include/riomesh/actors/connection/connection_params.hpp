@@ -1,0 +1,45 @@
+// What one connection of a node is set up with: who this node is, how it
+// proves it, and the limits it offers and enforces.
+#pragma once
+
+#include <riomesh/actors/connection/session_registry.hpp>
+#include <riomesh/actors/handshake/handshake.hpp>
+#include <riomesh/actors/placement/release_batch.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace riomesh::actors {
+
+struct connection_params {
+  std::string node_name;
+  credentials creds;  // the secret and node keys
+  bool allow_unauthenticated = false;
+  // Random per start of the node, told in the session terms: how a peer
+  // tells a restarted node from the one it had a session with.
+  std::uint64_t incarnation = 0;
+  // Node-wide live sessions (session_registry.hpp); null: every session is
+  // granted. `dialed`: this side dialed (it does not decide).
+  std::shared_ptr<session_registry> sessions;
+  bool dialed = false;
+  std::uint64_t arena_size = 64ull << 20;
+  std::uint32_t max_body = 1u << 20;
+  std::uint16_t max_buffers = 256;
+  std::size_t max_pending = 1024;
+  std::uint64_t max_streamed = 4ull << 30;  // buffers beyond the peer's arena, in all
+  std::uint32_t max_streams = 8;            // and how many at once
+  release_batch::limits releases;
+  // How often the channel's timers run (keepalive, peer timeout): a few
+  // times per keepalive interval.
+  std::chrono::milliseconds tick{250};
+  // A peer that has not finished the session setup by then is no node (or
+  // is a client holding the connection open): it is closed.
+  std::chrono::milliseconds setup_limit{10000};
+  // This node declares a silent peer lost after this (0: never), and tells
+  // peers so in its terms.
+  std::chrono::milliseconds peer_timeout{5000};
+};
+
+}  // namespace riomesh::actors

@@ -1,0 +1,97 @@
+// Where actor messages meet the wire, without an actor in between: the
+// node-wide tables (routes to peers, the local actors peers may address,
+// the proxies of remote ones, the requests waiting for answers) and the two
+// fast paths over them.
+//   Outbound, on the sender's thread: a proxy's message is encoded and
+//   submitted to the route's link (its outbox). One hand-off.
+//   Inbound, on the I/O thread (as the links' link_events): an envelope is
+//   decoded and enqueued straight into the target's mailbox, from the
+//   sender's proxy, with a message id the response finds its way back by.
+//   One hand-off.
+// The slow path stays with actors: the node actor hears of links coming
+// and going and sets the routes; the directory actor publishes, resolves
+// names, and fails what waited on a lost peer. Thread-safe throughout.
+#pragma once
+
+#include <riomesh/actors/io/link.hpp>
+
+#include <caf/fwd.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace riomesh::actors {
+
+struct directory_counters;
+
+struct exchange_params {
+  std::string node_name;
+  std::size_t eager_threshold = 16 * 1024;
+};
+
+class exchange : public link_events, public std::enable_shared_from_this<exchange> {
+ public:
+  static std::shared_ptr<exchange> make(caf::actor_system& sys, exchange_params p);
+  exchange(caf::actor_system& sys, exchange_params p);  // use make()
+  ~exchange() override;
+
+  // Who hears of links (the node actor) and of resolved names and peers
+  // (the directory). Set once at start.
+  void set_node(caf::actor node);
+  void set_directory(caf::actor directory);
+
+  // ---- routes (the node actor) ---------------------------------------------
+  // The link kept to `peer`, or none (null).
+  void route(const std::string& peer, std::shared_ptr<link> l);
+  std::shared_ptr<link> route_to(const std::string& peer) const;
+
+  // ---- outbound: any thread ------------------------------------------------
+  // A proxy's message: encoded here and queued on the route. What cannot go
+  // out is told to its sender (an error response, or (undelivered_atom,
+  // node, error) for a one-way message), never dropped silently.
+  void forward(const std::string& peer, std::uint64_t remote_id,
+               const caf::strong_actor_ptr& proxy, caf::mailbox_element& what);
+  // A direct write into `peer`'s map at `offset`; `notify` hears of a failure.
+  void place(const std::string& peer, std::uint64_t offset, buffer data,
+             const caf::strong_actor_ptr& notify);
+  // Asks `peer` for its actor published as `name`; the answer goes to the
+  // directory as (resolved_atom, peer, id, actor id, interface). False if
+  // there is no route.
+  bool ask_name(const std::string& peer, std::uint64_t id, const std::string& name);
+
+  // ---- the tables (the directory actor, any thread) -------------------------
+  bool publish(const std::string& name, const caf::strong_actor_ptr& who, std::string interface);
+  bool unpublish(const std::string& name);
+  // The actor published as `name` here: null if none.
+  caf::strong_actor_ptr published(const std::string& name, std::string* interface) const;
+  // The proxy of actor `id` on `peer`, made if there is none yet.
+  caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);
+  // `peer` is gone (lost, stopped, or this node is stopping): what waits on
+  // it fails with `why`, its proxies die with it, it knows no ids of ours.
+  void lose_peer(const std::string& peer, const caf::error& why);
+  // Every peer, for stopping.
+  void lose_all(const caf::error& why);
+  // Whether a send to `peer` was refused as congested since it last drained.
+  bool congested(const std::string& peer) const;
+  void drained(const std::string& peer);
+  directory_counters counters() const;
+  std::size_t proxies() const;
+  // Lets every actor handle go (published actors, proxies, waiting
+  // requesters, the node and the directory): the runtime is done.
+  void clear();
+
+  // ---- link_events: the I/O thread ----------------------------------------
+  void established(link& l) override;
+  void inbound(link& l, inbound_message& m) override;
+  void writable(link& l) override;
+  void closed(link& l, const std::string& reason, bool stopped) override;
+
+  struct impl;
+
+ private:
+  std::shared_ptr<impl> impl_;
+};
+
+}  // namespace riomesh::actors

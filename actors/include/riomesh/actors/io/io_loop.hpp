@@ -1,0 +1,102 @@
+// The I/O thread of a node: it owns every link (io/link.hpp) and drives
+// them where the I/O is. One epoll waits on all their fds, a doorbell
+// (eventfd) on their outboxes and on tasks posted from other threads. After
+// anything moved it keeps polling for `polling_time` (rdma completion
+// queues without a system call, everything else with one epoll_wait(0))
+// before it sleeps, since the next completion is often microseconds away.
+//
+// Other fds (a listener) can be watched too: their callback runs on this
+// thread once per readiness, until rearm(); it should only hand off.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace riomesh::actors {
+
+class link;
+
+class io_loop {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  // Starts the thread; throws std::system_error without epoll.
+  explicit io_loop(std::chrono::nanoseconds polling_time = std::chrono::microseconds(10));
+  // Stops and joins it; links still there are dropped without a word.
+  ~io_loop();
+  // Stops the thread now (idempotent): nothing it runs is called after.
+  void stop();
+  io_loop(const io_loop&) = delete;
+  io_loop& operator=(const io_loop&) = delete;
+
+  // ---- any thread ----------------------------------------------------------
+  // Runs `task` on the I/O thread, before it next sleeps.
+  void post(std::function<void()> task);
+  // Takes `l` over: it starts its session setup on the I/O thread.
+  void adopt(std::shared_ptr<link> l);
+  // `l` has something to send (or released space to report).
+  void wake(const std::shared_ptr<link>& l);
+  bool on_io_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+
+  // Calls `ready` (on the I/O thread) the next time `fd` is readable. False
+  // if the fd cannot be watched.
+  bool watch(int fd, std::function<void()> ready);
+  bool rearm(int fd);
+  // Stops watching; `ready` is not called after this returns. Not from
+  // inside a callback.
+  void unwatch(int fd);
+  std::size_t watched() const;
+
+  // What the thread did, for tests and statistics.
+  struct counters {
+    std::uint64_t wakes = 0;       // returns from a sleeping epoll_wait
+    std::uint64_t doorbells = 0;   // eventfd writes by other threads
+    std::uint64_t busy_polls = 0;  // spins without sleeping
+  };
+  counters stats() const;
+  std::size_t links() const;
+
+ private:
+  void run();
+  bool run_tasks();
+  bool serve_rung(clock::time_point now);
+  bool poll_links(clock::time_point now);
+  void run_timers(clock::time_point now, bool& moved);
+  void reap();
+  void add_link(std::shared_ptr<link> l);
+  void ring();
+  int sleep_ms(clock::time_point now) const;
+
+  std::chrono::nanoseconds polling_time_;
+  int epoll_fd_ = -1;
+  int doorbell_ = -1;
+  std::atomic<bool> stop_{false};
+  // The thread is about to sleep, or sleeps: wakers must ring.
+  std::atomic<bool> sleeping_{false};
+
+  mutable std::mutex lock_;  // tasks_, rung_, watches_
+  std::vector<std::function<void()>> tasks_;
+  std::vector<std::shared_ptr<link>> rung_;
+  struct watch_entry {
+    std::function<void()> ready;
+  };
+  std::map<int, watch_entry> watches_;
+  // Held while a watch callback runs, so unwatch() can wait it out.
+  std::mutex dispatch_;
+
+  // The I/O thread's own.
+  std::map<int, std::shared_ptr<link>> links_;  // by wait fd
+  std::map<int, bool> wants_write_;
+  std::atomic<std::size_t> link_count_{0};
+
+  std::atomic<std::uint64_t> wakes_{0}, doorbells_{0}, busy_polls_{0};
+  std::thread thread_;
+};
+
+}  // namespace riomesh::actors

@@ -1,0 +1,415 @@
+// The exchange's tables and its outbound path (on senders' threads).
+// The inbound path is in exchange_inbound.cpp.
+#include "exchange_impl.hpp"
+
+#include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/config/text.hpp>
+#include <riomesh/log.hpp>
+#include <riomesh/message_codec.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/mailbox_element.hpp>
+
+namespace riomesh::actors {
+
+exchange::exchange(caf::actor_system& sys, exchange_params p)
+    : impl_(std::make_shared<impl>(sys, std::move(p))) {
+  impl_->shared_self = impl_;
+}
+
+std::shared_ptr<exchange> exchange::make(caf::actor_system& sys, exchange_params p) {
+  auto x = std::make_shared<exchange>(sys, std::move(p));
+  x->impl_->owner = x;
+  return x;
+}
+
+exchange::~exchange() = default;
+
+void exchange::set_node(caf::actor node) {
+  impl_->node = std::move(node);
+}
+
+void exchange::set_directory(caf::actor directory) {
+  impl_->directory = std::move(directory);
+}
+
+void exchange::route(const std::string& peer, std::shared_ptr<link> l) {
+  std::lock_guard<std::mutex> guard(impl_->routes_lock);
+  if (l)
+    impl_->routes[peer] = std::move(l);
+  else
+    impl_->routes.erase(peer);
+}
+
+std::shared_ptr<link> exchange::route_to(const std::string& peer) const {
+  std::lock_guard<std::mutex> guard(impl_->routes_lock);
+  auto it = impl_->routes.find(peer);
+  return it == impl_->routes.end() ? nullptr : it->second;
+}
+
+// ---- outbound ------------------------------------------------------------------
+
+namespace {
+
+errc errc_of(send_failure f) {
+  switch (f) {
+    case send_failure::not_mapped:
+      return errc::not_mapped;
+    case send_failure::too_large:
+      return errc::too_large;
+    case send_failure::stopped:
+      return errc::stopped;
+    case send_failure::node_lost:
+      break;
+  }
+  return errc::node_lost;
+}
+
+}  // namespace
+
+void exchange::impl::undeliverable(const std::string& peer, std::uint64_t wait,
+                                   const caf::strong_actor_ptr& sender, caf::message_id mid,
+                                   const caf::strong_actor_ptr& proxy, caf::error why) {
+  ++count.undeliverable;
+  if (is(why, errc::congested)) {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    congested_peers.insert(peer);
+  }
+  if (mid.is_request()) {
+    // It waits in the table: whoever takes it first answers.
+    std::optional<request_wait> w;
+    {
+      std::lock_guard<std::mutex> guard(tables_lock);
+      w = requests.take(peer, wait);
+    }
+    if (w)
+      fail_request(*w, std::move(why));
+    return;
+  }
+  if (mid.is_response()) {
+    logging::warn(params.node_name,
+                  "a response to node '" + peer + "' was lost: " + sys.render(why));
+    return;
+  }
+  if (sender)
+    enqueue(sender, proxy, caf::make_message_id(),
+            caf::make_message(undelivered_atom::value, peer, std::move(why)));
+}
+
+void exchange::impl::fail_request(const request_wait& w, caf::error why) {
+  if (w.requester)
+    enqueue(w.requester, w.proxy, w.mid.response_id(), caf::make_message(std::move(why)));
+}
+
+caf::error exchange::impl::not_connected(const std::string& peer) const {
+  std::lock_guard<std::mutex> guard(tables_lock);
+  auto it = last_failure.find(peer);
+  return make_error(errc::not_connected,
+                    "node '" + peer + "'" + (it == last_failure.end() ? "" : ": " + it->second));
+}
+
+void exchange::impl::export_sender(const caf::strong_actor_ptr& who, const std::string& peer) {
+  bool watch = false;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    watch = exports.learn(who->id(), caf::actor_cast<caf::weak_actor_ptr>(who), peer, who);
+    if (watch)
+      exports.watched(who->id());
+  }
+  if (!watch)
+    return;
+  // Its exit tells the peers that know it, from the thread it exits on.
+  std::weak_ptr<impl> me = shared_self;
+  auto id = who->id();
+  who->get()->attach_functor([me, id](const caf::error& reason) {
+    if (auto x = me.lock())
+      x->exported_exit(id, reason);
+  });
+}
+
+void exchange::impl::exported_exit(std::uint64_t id, const caf::error& reason) {
+  std::set<std::string> peers;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    peers = exports.exited(id);
+  }
+  auto text = sys.render(reason);
+  for (const auto& peer : peers) {
+    envelope e;
+    e.kind = envelope_kind::down;
+    e.sender = id;
+    e.body.assign(text.begin(), text.end());
+    send_control(peer, std::move(e));
+  }
+}
+
+bool exchange::impl::send_control(const std::string& peer, envelope&& e) {
+  std::shared_ptr<link> l;
+  {
+    std::lock_guard<std::mutex> guard(routes_lock);
+    auto it = routes.find(peer);
+    if (it != routes.end())
+      l = it->second;
+  }
+  if (!l)
+    return false;
+  outbound_message m;
+  m.env = std::move(e);
+  return submit(*l, std::move(m)) == link::submitted::queued;
+}
+
+void exchange::forward(const std::string& peer, std::uint64_t remote_id,
+                       const caf::strong_actor_ptr& proxy, caf::mailbox_element& what) {
+  auto& x = *impl_;
+  auto sender = std::move(what.sender);
+  auto mid = what.mid;
+  outbound_message m;
+  m.env.receiver = remote_id;
+  std::uint64_t wait = 0;
+  if (mid.is_response()) {
+    m.env.kind = envelope_kind::response;
+    m.env.request_id = mid.request_id().integer_value();
+  } else if (mid.is_request()) {
+    m.env.kind = envelope_kind::request;
+    std::lock_guard<std::mutex> guard(x.tables_lock);
+    wait = x.requests.add(peer, {sender, mid, proxy});
+    m.env.request_id = wait;
+    ++x.count.requests_out;
+  } else {
+    m.env.kind = envelope_kind::message;
+  }
+  if (sender) {
+    m.env.sender = sender->id();
+    x.export_sender(sender, peer);
+  }
+  auto l = route_to(peer);
+  if (!l)
+    return x.undeliverable(peer, wait, sender, mid, proxy, x.not_connected(peer));
+  encoded_message enc;
+  std::string error;
+  if (!encode_message(x.sys, what.move_content_to_message(), x.params.eager_threshold, enc,
+                      error))
+    return x.undeliverable(peer, wait, sender, mid, proxy,
+                           make_error(errc::encode_failure, "to node '" + peer + "': " + error));
+  m.env.body = std::move(enc.body);
+  m.placed = std::move(enc.placed);
+  x.count.payload_copied_out += enc.copied;
+  std::uint64_t placed_bytes = 0;
+  for (auto& b : m.placed)
+    placed_bytes += b.size();
+  x.count.bytes_placed_out += placed_bytes;
+  std::weak_ptr<impl> me = x.shared_self;
+  m.on_failure = [me, peer, wait, sender, mid, proxy](send_failure f, const std::string& why) {
+    if (auto y = me.lock())
+      y->undeliverable(peer, wait, sender, mid, proxy, make_error(errc_of(f), why));
+  };
+  switch (x.submit(*l, std::move(m))) {
+    case link::submitted::queued:
+      ++x.count.messages_out;
+      return;
+    case link::submitted::congested:
+      return x.undeliverable(peer, wait, sender, mid, proxy,
+                             make_error(errc::congested, l->where() + ": " +
+                                                             std::to_string(l->depth()) +
+                                                             " messages already queued"));
+    case link::submitted::stopping:
+      return x.undeliverable(peer, wait, sender, mid, proxy,
+                             make_error(errc::stopped, "node '" + x.params.node_name +
+                                                           "' is stopping"));
+    case link::submitted::closed:
+      return x.undeliverable(peer, wait, sender, mid, proxy, x.not_connected(peer));
+  }
+}
+
+void exchange::place(const std::string& peer, std::uint64_t offset, buffer data,
+                     const caf::strong_actor_ptr& notify) {
+  std::weak_ptr<impl> me = impl_;
+  auto tell = [me, notify, peer](caf::error why) {
+    auto x = me.lock();
+    if (x && notify)
+      x->enqueue(notify, nullptr, caf::make_message_id(),
+                 caf::make_message(undelivered_atom::value, peer, std::move(why)));
+  };
+  ++impl_->count.direct_writes;
+  auto l = route_to(peer);
+  if (!l) {
+    ++impl_->count.undeliverable;
+    return tell(impl_->not_connected(peer));
+  }
+  outbound_message m;
+  m.has_envelope = false;
+  m.writes.push_back({offset, std::move(data)});
+  m.on_failure = [tell, peer](send_failure f, const std::string& why) {
+    tell(make_error(errc_of(f), "node '" + peer + "': " + why));
+  };
+  if (impl_->submit(*l, std::move(m)) != link::submitted::queued) {
+    ++impl_->count.undeliverable;
+    tell(make_error(errc::congested, l->where() + ": queue full"));
+  }
+}
+
+bool exchange::ask_name(const std::string& peer, std::uint64_t id, const std::string& name) {
+  envelope e;
+  e.kind = envelope_kind::resolve;
+  e.request_id = id;
+  e.body.assign(name.begin(), name.end());
+  return impl_->send_control(peer, std::move(e));
+}
+
+// ---- tables ---------------------------------------------------------------------
+
+bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who,
+                       std::string interface) {
+  if (!who)
+    return false;
+  {
+    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    impl_->exports.publish(name, who->id(), who, caf::actor_cast<caf::weak_actor_ptr>(who),
+                           std::move(interface));
+    impl_->exports.watched(who->id());
+  }
+  std::weak_ptr<impl> me = impl_->shared_self;
+  auto id = who->id();
+  who->get()->attach_functor([me, id](const caf::error& reason) {
+    if (auto x = me.lock())
+      x->exported_exit(id, reason);
+  });
+  return true;
+}
+
+bool exchange::unpublish(const std::string& name) {
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  return impl_->exports.unpublish(name);
+}
+
+caf::strong_actor_ptr exchange::published(const std::string& name, std::string* interface) const {
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  auto* p = impl_->exports.published(name);
+  if (!p)
+    return nullptr;
+  if (interface)
+    *interface = p->interface;
+  return p->handle;
+}
+
+caf::strong_actor_ptr exchange::proxy_for(const std::string& peer, std::uint64_t id) {
+  return impl_->proxy_for(peer, id);
+}
+
+caf::strong_actor_ptr exchange::impl::proxy_for(const std::string& peer, std::uint64_t id) {
+  std::lock_guard<std::mutex> guard(tables_lock);
+  auto& slot = proxies[{peer, id}];
+  if (!slot)
+    slot = make_remote_proxy(sys, owner.lock(), peer, id);
+  return slot;
+}
+
+void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why) {
+  caf::strong_actor_ptr p;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    auto it = proxies.find({peer, id});
+    if (it == proxies.end())
+      return;
+    p = std::move(it->second);
+    proxies.erase(it);
+  }
+  if (p)
+    static_cast<remote_proxy*>(caf::actor_cast<caf::abstract_actor*>(p))->kill_proxy(nullptr, why);
+}
+
+void exchange::lose_peer(const std::string& peer, const caf::error& why) {
+  auto& x = *impl_;
+  std::vector<caf::strong_actor_ptr> doomed;
+  std::vector<request_wait> waits;
+  std::vector<caf::strong_actor_ptr> released;  // let go of outside the lock
+  {
+    std::lock_guard<std::mutex> guard(x.tables_lock);
+    for (auto it = x.proxies.lower_bound({peer, 0});
+         it != x.proxies.end() && it->first.first == peer;) {
+      doomed.push_back(std::move(it->second));
+      it = x.proxies.erase(it);
+    }
+    waits = x.requests.take_all(peer);
+    released = x.exports.forget_peer(peer);
+    x.congested_peers.erase(peer);
+  }
+  for (auto& p : doomed)
+    if (p)
+      static_cast<remote_proxy*>(caf::actor_cast<caf::abstract_actor*>(p))
+          ->kill_proxy(nullptr, why);
+  for (auto& w : waits)
+    x.fail_request(w, why);
+}
+
+void exchange::lose_all(const caf::error& why) {
+  std::set<std::string> peers;
+  {
+    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    for (auto& [key, p] : impl_->proxies)
+      peers.insert(key.first);
+    for (auto& w : impl_->requests.take_all())
+      impl_->fail_request(w, why);
+  }
+  for (auto& p : peers)
+    lose_peer(p, why);
+}
+
+bool exchange::congested(const std::string& peer) const {
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  return impl_->congested_peers.count(peer) > 0;
+}
+
+void exchange::drained(const std::string& peer) {
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  impl_->congested_peers.erase(peer);
+}
+
+void exchange::clear() {
+  decltype(impl_->proxies) proxies;
+  decltype(impl_->exports) exports;
+  std::vector<request_wait> waits;
+  {
+    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    proxies.swap(impl_->proxies);
+    std::swap(exports, impl_->exports);
+    waits = impl_->requests.take_all();
+  }
+  {
+    std::lock_guard<std::mutex> guard(impl_->routes_lock);
+    impl_->routes.clear();
+  }
+  impl_->node = nullptr;
+  impl_->directory = nullptr;
+}
+
+std::size_t exchange::proxies() const {
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  return impl_->proxies.size();
+}
+
+directory_counters exchange::counters() const {
+  auto& c = impl_->count;
+  directory_counters out;
+  out.messages_out = c.messages_out;
+  out.messages_in = c.messages_in;
+  out.requests_out = c.requests_out;
+  out.responses_in = c.responses_in;
+  out.bytes_placed_out = c.bytes_placed_out;
+  out.bytes_placed_in = c.bytes_placed_in;
+  out.payload_copied_out = c.payload_copied_out;
+  out.payload_copied_in = c.payload_copied_in;
+  out.direct_writes = c.direct_writes;
+  out.undeliverable = c.undeliverable;
+  out.bad_inbound = c.bad_inbound;
+  out.system_refused = c.system_refused;
+  out.mailbox_enqueues = c.mailbox_enqueues;
+  out.outbox_pushes = c.outbox_pushes;
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  out.proxies = impl_->proxies.size();
+  out.exported = impl_->exports.exported();
+  out.published = impl_->exports.names().size();
+  return out;
+}
+
+}  // namespace riomesh::actors

@@ -1,0 +1,199 @@
+// The exchange's inbound path, on the I/O thread: an envelope becomes a
+// mailbox element for a local actor, from a proxy of its remote sender,
+// with a request id the response can be matched to on its way back; a
+// response goes to the actor that waits for it. Links coming and going are
+// the node actor's to judge: it hears of them here.
+#include "exchange_impl.hpp"
+#include "../directory/system_message.hpp"
+
+#include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/config/text.hpp>
+#include <riomesh/log.hpp>
+#include <riomesh/message_codec.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/mailbox_element.hpp>
+#include <caf/send.hpp>
+
+namespace riomesh::actors {
+namespace {
+
+std::string text_of(const std::vector<unsigned char>& body) {
+  return std::string(body.begin(), body.end());
+}
+
+// A peer's error envelope as an error here; a code we do not know stays
+// visible as the peer's text. A peer's words are printable, whoever prints
+// them.
+caf::error error_of(const std::string& peer, const std::vector<unsigned char>& body) {
+  auto code = body.empty() ? 0 : body[0];
+  bool known = code == static_cast<unsigned char>(errc::actor_exited) ||
+               code == static_cast<unsigned char>(errc::decode_failure) ||
+               code == static_cast<unsigned char>(errc::refused);
+  std::string text =
+      body.empty() ? "" : config::printable(std::string(body.begin() + 1, body.end()));
+  if (!known)
+    text = "node '" + peer + "' answered with error code " + std::to_string(code) + ": " + text;
+  return make_error(known ? static_cast<errc>(code) : errc::decode_failure, text);
+}
+
+// The envelope's message, its buffers the views that arrived.
+bool decode_counted(exchange::impl& x, inbound_message& m, caf::message& msg,
+                    std::string& error) {
+  std::uint64_t copied = 0;
+  auto placed = [&m](std::size_t i) { return m.placed[i]; };
+  if (!decode_message(x.sys, m.env.body.data(), m.env.body.size(), m.placed.size(), placed, msg,
+                      error, &copied))
+    return false;
+  x.count.payload_copied_in += copied;
+  for (auto& b : m.placed)
+    x.count.bytes_placed_in += b.size();
+  return true;
+}
+
+}  // namespace
+
+// An error envelope back to the peer, for a request it made: the riomesh
+// error code (one byte), then text.
+void exchange::impl::refuse(link& l, const envelope& in, errc code, const std::string& why) {
+  ++count.bad_inbound;
+  auto where = "from node '" + l.peer_name() + "' to actor " + std::to_string(in.receiver) + ": ";
+  logging::warn(params.node_name, where + why);
+  if (in.kind != envelope_kind::request)
+    return;
+  outbound_message m;
+  m.env.kind = envelope_kind::error;
+  m.env.receiver = in.sender;
+  m.env.request_id = in.request_id;
+  m.env.body.push_back(static_cast<unsigned char>(code));
+  auto text = "node '" + params.node_name + "': " + why;
+  m.env.body.insert(m.env.body.end(), text.begin(), text.end());
+  submit(l, std::move(m));
+}
+
+void exchange::impl::deliver(link& l, inbound_message& m) {
+  auto& env = m.env;
+  const auto& peer = l.peer_name();
+  bool request = env.kind == envelope_kind::request;
+  if (request && (env.request_id == 0 || env.request_id > pending_table<int>::max_id))
+    return refuse(l, env, errc::decode_failure,
+                  "request id " + std::to_string(env.request_id) + " out of range");
+  caf::strong_actor_ptr target;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(env.receiver));
+  }
+  if (!target)
+    return refuse(l, env, errc::actor_exited, "no such actor (it exited, or was never published)");
+  caf::message msg;
+  std::string error;
+  if (!decode_counted(*this, m, msg, error))
+    return refuse(l, env, errc::decode_failure, error);
+  if (const char* kind = system_message_kind(msg)) {
+    ++count.system_refused;
+    return refuse(l, env, errc::refused,
+                  std::string{"a CAF system message ("} + kind +
+                      ") from the wire; links and monitors across nodes are riomesh's own, and "
+                      "it makes their messages itself");
+  }
+  ++count.messages_in;
+  caf::strong_actor_ptr sender;
+  if (env.sender != 0)
+    sender = proxy_for(peer, env.sender);
+  auto mid = request ? caf::message_id{caf::message_id::default_async_value | env.request_id}
+                     : caf::make_message_id();
+  // The one hand-off inbound: into the target's mailbox.
+  enqueue(target, std::move(sender), mid, std::move(msg));
+}
+
+void exchange::impl::complete(link& l, inbound_message& m) {
+  const auto& peer = l.peer_name();
+  std::optional<request_wait> w;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    w = requests.take(peer, m.env.request_id);
+  }
+  if (!w) {
+    // Answered after its requester gave up, or a lie: nothing waits.
+    logging::debug(params.node_name, "from node '" + peer + "': a " + to_string(m.env.kind) +
+                                         " for request " + std::to_string(m.env.request_id) +
+                                         " nobody waits for");
+    return;
+  }
+  ++count.responses_in;
+  if (m.env.kind == envelope_kind::error)
+    return fail_request(*w, error_of(peer, m.env.body));
+  caf::message msg;
+  std::string error;
+  if (!decode_counted(*this, m, msg, error)) {
+    ++count.bad_inbound;
+    return fail_request(
+        *w, make_error(errc::decode_failure, "response from node '" + peer + "': " + error));
+  }
+  enqueue(w->requester, w->proxy, w->mid.response_id(), std::move(msg));
+}
+
+void exchange::impl::answer_resolve(link& l, const envelope& in) {
+  outbound_message m;
+  m.env.kind = envelope_kind::resolved;
+  m.env.request_id = in.request_id;
+  caf::strong_actor_ptr who;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    if (auto* p = exports.published(text_of(in.body))) {
+      who = p->handle;
+      m.env.sender = p->id;
+      m.env.body.assign(p->interface.begin(), p->interface.end());
+    }
+  }
+  if (who)
+    export_sender(who, l.peer_name());
+  submit(l, std::move(m));
+}
+
+void exchange::inbound(link& l, inbound_message& m) {
+  auto& x = *impl_;
+  switch (m.env.kind) {
+    case envelope_kind::message:
+    case envelope_kind::request:
+      return x.deliver(l, m);
+    case envelope_kind::response:
+    case envelope_kind::error:
+      return x.complete(l, m);
+    case envelope_kind::resolve:
+      return x.answer_resolve(l, m.env);
+    case envelope_kind::resolved:
+      // Lookups wait in the directory, the actor that answers them.
+      x.tell(x.directory, resolved_atom::value, l.peer_name(), m.env.request_id,
+                     m.env.sender, text_of(m.env.body));
+      return;
+    case envelope_kind::down:
+      return x.kill_proxy(l.peer_name(), m.env.sender,
+                          make_error(errc::actor_exited,
+                                     "actor " + std::to_string(m.env.sender) + " on node '" +
+                                         l.peer_name() + "': " +
+                                         config::printable(text_of(m.env.body))));
+    case envelope_kind::release:
+    case envelope_kind::piece:
+    case envelope_kind::farewell:
+      break;  // the connection's own
+  }
+}
+
+void exchange::established(link& l) {
+  impl_->tell(impl_->node, connected_atom::value, l.shared_from_this());
+}
+
+void exchange::writable(link& l) {
+  impl_->tell(impl_->node, writable_atom::value, l.id());
+}
+
+void exchange::closed(link& l, const std::string& reason, bool stopped) {
+  if (!l.peer_name().empty()) {
+    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    impl_->last_failure[l.peer_name()] = reason;
+  }
+  impl_->tell(impl_->node, closed_atom::value, l.id(), reason, stopped);
+}
+
+}  // namespace riomesh::actors

@@ -1,0 +1,285 @@
+#include <riomesh/actors/io/io_loop.hpp>
+#include <riomesh/actors/io/link.hpp>
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+namespace riomesh::actors {
+namespace {
+
+constexpr int max_events = 64;
+
+}  // namespace
+
+io_loop::io_loop(std::chrono::nanoseconds polling_time) : polling_time_(polling_time) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  doorbell_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (epoll_fd_ < 0 || doorbell_ < 0)
+    throw std::system_error(errno, std::generic_category(), "I/O thread: epoll or eventfd");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = doorbell_;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, doorbell_, &ev);
+  thread_ = std::thread([this] { run(); });
+}
+
+void io_loop::stop() {
+  if (!thread_.joinable())
+    return;
+  stop_ = true;
+  sleeping_ = true;
+  ring();
+  thread_.join();
+}
+
+io_loop::~io_loop() {
+  stop();
+  links_.clear();
+  ::close(doorbell_);
+  ::close(epoll_fd_);
+}
+
+void io_loop::ring() {
+  // Only a thread that sleeps (or is about to) needs the system call.
+  if (sleeping_.exchange(false)) {
+    std::uint64_t one = 1;
+    if (::write(doorbell_, &one, sizeof one) == sizeof one)
+      ++doorbells_;
+  }
+}
+
+void io_loop::post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    tasks_.push_back(std::move(task));
+  }
+  ring();
+}
+
+void io_loop::adopt(std::shared_ptr<link> l) {
+  post([this, l = std::move(l)]() mutable { add_link(std::move(l)); });
+}
+
+void io_loop::wake(const std::shared_ptr<link>& l) {
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    rung_.push_back(l);
+  }
+  ring();
+}
+
+bool io_loop::watch(int fd, std::function<void()> ready) {
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    watches_[fd] = {std::move(ready)};
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0)
+    return true;
+  std::lock_guard<std::mutex> guard(lock_);
+  watches_.erase(fd);
+  return false;
+}
+
+bool io_loop::rearm(int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.fd = fd;
+  return epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) == 0;
+}
+
+void io_loop::unwatch(int fd) {
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  std::lock_guard<std::mutex> dispatching(dispatch_);
+  std::lock_guard<std::mutex> guard(lock_);
+  watches_.erase(fd);
+}
+
+std::size_t io_loop::watched() const {
+  std::lock_guard<std::mutex> guard(lock_);
+  return watches_.size();
+}
+
+io_loop::counters io_loop::stats() const {
+  return {wakes_.load(), doorbells_.load(), busy_polls_.load()};
+}
+
+std::size_t io_loop::links() const {
+  return link_count_.load();
+}
+
+void io_loop::add_link(std::shared_ptr<link> l) {
+  int fd = l->wait_fd();
+  epoll_event ev{};
+  ev.events = EPOLLIN | (l->wants_write() ? std::uint32_t{EPOLLOUT} : 0u);
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    l->drop("the I/O thread cannot watch the connection: " + std::string{std::strerror(errno)});
+    return;
+  }
+  wants_write_[fd] = l->wants_write();
+  links_[fd] = l;
+  ++link_count_;
+  l->start(clock::now());
+}
+
+bool io_loop::run_tasks() {
+  std::vector<std::function<void()>> tasks;
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    tasks.swap(tasks_);
+  }
+  for (auto& t : tasks)
+    t();
+  return !tasks.empty();
+}
+
+bool io_loop::serve_rung(clock::time_point now) {
+  std::vector<std::shared_ptr<link>> rung;
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    rung.swap(rung_);
+  }
+  bool moved = false;
+  for (auto& l : rung)
+    if (!l->finished() && links_.count(l->wait_fd()))
+      moved = l->on_wake(now) || moved;
+  return moved || !rung.empty();
+}
+
+// The links whose channel can be looked at without a system call (rdma:
+// the completion queue): every spin looks at each.
+bool io_loop::poll_links(clock::time_point now) {
+  bool moved = false;
+  for (auto& [fd, l] : links_)
+    if (l->cheap_polls())
+      moved = l->on_io(now, true) || moved;
+  return moved;
+}
+
+void io_loop::run_timers(clock::time_point now, bool& moved) {
+  for (auto& [fd, l] : links_)
+    if (l->next_deadline() <= now) {
+      l->on_timer(now);
+      moved = true;
+    }
+}
+
+// Links that ended leave the thread; the rest get their write interest
+// updated (a tcp socket with bytes waiting to go out).
+void io_loop::reap() {
+  for (auto it = links_.begin(); it != links_.end();) {
+    auto& [fd, l] = *it;
+    if (l->finished()) {
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+      wants_write_.erase(fd);
+      --link_count_;
+      it = links_.erase(it);
+      continue;
+    }
+    bool want = l->wants_write();
+    if (want != wants_write_[fd]) {
+      epoll_event ev{};
+      ev.events = EPOLLIN | (want ? std::uint32_t{EPOLLOUT} : 0u);
+      ev.data.fd = fd;
+      epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+      wants_write_[fd] = want;
+    }
+    ++it;
+  }
+}
+
+int io_loop::sleep_ms(clock::time_point now) const {
+  auto next = clock::time_point::max();
+  for (auto& [fd, l] : links_)
+    next = std::min(next, l->next_deadline());
+  if (next == clock::time_point::max())
+    return 1000;
+  if (next <= now)
+    return 0;
+  auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
+  return static_cast<int>(std::min<long long>(ms, 1000));
+}
+
+void io_loop::run() {
+  epoll_event ready[max_events];
+  auto spin_until = clock::now();
+  while (!stop_) {
+    auto now = clock::now();
+    bool moved = run_tasks();
+    moved = serve_rung(now) || moved;
+    int n = epoll_wait(epoll_fd_, ready, max_events, 0);
+    auto dispatch = [&](int count) {
+      for (int i = 0; i < count; ++i) {
+        int fd = ready[i].data.fd;
+        if (fd == doorbell_) {
+          std::uint64_t v;
+          while (::read(doorbell_, &v, sizeof v) > 0) {
+          }
+          moved = true;
+          continue;
+        }
+        if (auto l = links_.find(fd); l != links_.end()) {
+          moved = l->second->on_io(now) || moved;
+          continue;
+        }
+        std::lock_guard<std::mutex> dispatching(dispatch_);
+        std::function<void()> callback;
+        {
+          std::lock_guard<std::mutex> guard(lock_);
+          auto w = watches_.find(fd);
+          if (w == watches_.end())
+            continue;
+          callback = w->second.ready;
+        }
+        callback();
+        moved = true;
+      }
+    };
+    dispatch(n);
+    moved = poll_links(now) || moved;
+    run_timers(now, moved);
+    reap();
+    if (moved) {
+      spin_until = now + polling_time_;
+      continue;
+    }
+    if (now < spin_until) {
+      ++busy_polls_;
+      continue;
+    }
+    // To sleep: every channel signals its fd from here on, and nothing
+    // posted or rung meanwhile is missed (wakers ring once we say so).
+    bool took = false;
+    for (auto& [fd, l] : links_)
+      took = l->arm() || took;
+    if (took)
+      continue;  // arming took in what landed meanwhile: serve it first
+    sleeping_ = true;
+    {
+      std::lock_guard<std::mutex> guard(lock_);
+      if (!tasks_.empty() || !rung_.empty() || stop_) {
+        sleeping_ = false;
+        continue;
+      }
+    }
+    n = epoll_wait(epoll_fd_, ready, max_events, sleep_ms(clock::now()));
+    sleeping_ = false;
+    ++wakes_;
+    now = clock::now();
+    if (n > 0) {
+      dispatch(n);
+      reap();
+      spin_until = now + polling_time_;
+    }
+  }
+}
+
+}  // namespace riomesh::actors

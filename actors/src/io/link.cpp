@@ -1,0 +1,330 @@
+#include <riomesh/actors/io/io_loop.hpp>
+#include <riomesh/actors/io/link.hpp>
+
+#include <algorithm>
+
+namespace riomesh::actors {
+namespace {
+
+// How long an ending link waits for the peer to take our in-band goodbye
+// (rdma: an rsocket peer ignores the connection manager's disconnect).
+constexpr std::chrono::seconds leave_linger{1};
+// Rounds of setup and core per wake: enough to drain a burst, bounded so
+// that one busy peer cannot starve the others of the thread.
+constexpr int rounds_per_wake = 16;
+
+}  // namespace
+
+link::link(std::uint64_t id, std::shared_ptr<channels::channel> ch, const connection_params& p,
+           io_loop& loop, const std::shared_ptr<link_events>& events)
+    : id_(id),
+      ch_(std::move(ch)),
+      params_(p),
+      loop_(loop),
+      events_(events),
+      where_("peer " + ch_->peer()),
+      outbox_(p.max_pending) {}
+
+link::~link() {
+  if (params_.sessions)
+    params_.sessions->ended(ticket_);
+}
+
+link::submitted link::submit(outbound_message&& m) {
+  if (stopping_)
+    return submitted::stopping;
+  switch (outbox_.push(std::move(m))) {
+    case outbox::pushed::first:
+      loop_.wake(shared_from_this());
+      return submitted::queued;
+    case outbox::pushed::more:
+      return submitted::queued;
+    case outbox::pushed::full:
+      return submitted::congested;
+    case outbox::pushed::closed:
+      break;
+  }
+  return stopping_ ? submitted::stopping : submitted::closed;
+}
+
+void link::start(clock::time_point now) {
+  setup_deadline_ = now + params_.setup_limit;
+  next_tick_ = now + params_.tick;
+  session_terms terms{params_.arena_size, params_.max_body, params_.max_buffers,
+                      params_.incarnation,
+                      static_cast<std::uint32_t>(params_.peer_timeout.count())};
+  session_setup::claim_fn claim;
+  if (params_.sessions) {
+    ticket_ = params_.sessions->open();
+    if (!params_.dialed)
+      claim = [sessions = params_.sessions, ticket = ticket_](const session_registry::claim& c) {
+        return sessions->ask(ticket, c);
+      };
+  }
+  setup_ = std::make_unique<session_setup>(
+      *ch_, handshake(params_.node_name, params_.creds, random_nonce()), terms,
+      params_.allow_unauthenticated, std::move(claim));
+  on_io(now);  // the greeting goes out now
+}
+
+void link::become_connected() {
+  peer_terms_ = setup_->peer_terms();
+  peer_name_ = setup_->peer_name();
+  authenticated_ = setup_->authenticated();
+  replaces_ = setup_->verdict() == session_registry::verdict::replaces;
+  peer_incarnation_ = peer_terms_.incarnation;
+  where_ = "peer " + ch_->peer() + " (" + peer_name_ + ")";
+  connection_core::settings s;
+  // The outbox bounds what waits; the core takes all it is given.
+  s.max_pending = std::numeric_limits<std::size_t>::max();
+  s.max_streamed = params_.max_streamed;
+  s.max_streams = params_.max_streams;
+  s.inbound.arena_size = params_.arena_size;
+  s.inbound.max_body = params_.max_body;
+  s.inbound.max_buffers = params_.max_buffers;
+  s.releases = params_.releases;
+  s.peer_arena_size = peer_terms_.arena_size;
+  s.peer_max_body = peer_terms_.max_body;
+  s.peer_max_buffers = peer_terms_.max_buffers;
+  arena_.reset(new unsigned char[params_.arena_size]);
+  s.arena_owner = arena_;
+  // Released views ring the doorbell, from whatever thread drops them; a
+  // weak reference keeps the link from living on in them.
+  std::weak_ptr<link> me = shared_from_this();
+  core_ = std::make_unique<connection_core>(*ch_, arena_.get(), s, [me, loop = &loop_] {
+    if (auto l = me.lock())
+      loop->wake(l);
+  });
+  ch_->keep_alive_within(std::chrono::milliseconds(peer_terms_.silence_limit_ms));
+  if (params_.sessions && params_.dialed)
+    params_.sessions->established(ticket_, peer_name_, peer_incarnation_);
+  if (auto e = events_.lock())
+    e->established(*this);
+}
+
+void link::fail_queued(std::deque<outbound_message>& msgs, send_failure why,
+                       const std::string& detail) {
+  for (auto& m : msgs)
+    if (m.on_failure)
+      m.on_failure(why, detail);
+  msgs.clear();
+}
+
+void link::serve_outbox() {
+  auto moved = outbox_.take(incoming_);
+  if (moved == 0)
+    return;
+  for (auto& m : incoming_) {
+    switch (core_->submit(std::move(m))) {
+      case connection_core::submit_status::queued:
+      case connection_core::submit_status::congested:  // unbounded here
+        break;
+      case connection_core::submit_status::too_large: {
+        if (m.on_failure)
+          m.on_failure(send_failure::too_large,
+                       where_ + ": message larger than the peer accepts (arena " +
+                           std::to_string(peer_terms_.arena_size) + " bytes, body " +
+                           std::to_string(peer_terms_.max_body) + " bytes, " +
+                           std::to_string(peer_terms_.max_buffers) + " buffers)");
+        break;
+      }
+      case connection_core::submit_status::closed:
+        if (m.on_failure)
+          m.on_failure(send_failure::node_lost, where_ + ": connection closed: " + core_->reason());
+        break;
+    }
+  }
+  incoming_.clear();
+}
+
+bool link::on_io(clock::time_point now, bool busy_poll) {
+  if (closed_)
+    return false;
+  if (busy_poll)
+    ch_->busy_poll();
+  else
+    ch_->progress();
+  if (leaving_) {
+    bool told = ch_->closed() || (!ch_->awaits_peer_on_close() && ch_->drained());
+    if (told || now >= leave_by_)
+      close(*leaving_, false);
+    return false;
+  }
+  bool moved_any = false;
+  for (int round = 0; round < rounds_per_wake && !closed_; ++round) {
+    bool moved = false;
+    if (!core_) {
+      moved = setup_->pump();
+      if (setup_->failed()) {
+        leave(setup_->reason());
+        return true;
+      }
+      if (setup_->established())
+        become_connected();
+    }
+    if (!core_)
+      return moved || moved_any;
+    serve_outbox();
+    moved = core_->pump(now) || moved;
+    // (A message streamed in pieces counts once per piece: conservative.)
+    outbox_.backlog(core_->queue_depth());
+    arrived_ = core_->take_inbound();
+    if (!arrived_.empty())
+      if (auto e = events_.lock())
+        for (auto& m : arrived_)
+          e->inbound(*this, m);
+    moved = moved || !arrived_.empty();
+    if (draining_ && core_->idle() && ch_->drained() && outbox_.depth() == 0) {
+      if (!farewell_) {
+        farewell_ = true;
+        core_->say_farewell();
+        moved = true;
+      } else if (!shut_) {
+        shut_ = true;
+        ch_->shutdown(channels::shutdown_how::write);
+        moved = true;
+      } else {
+        close("this node stopped", false);
+        return true;
+      }
+    }
+    if (outbox_.depth() <= outbox_.bound() / 2 && outbox_.take_refused())
+      if (auto e = events_.lock())
+        e->writable(*this);
+    if (core_->closed() && core_->peer_stopped()) {
+      close(core_->reason(), true);  // it said goodbye: nobody to tell
+      return true;
+    }
+    if (core_->closed()) {
+      leave(core_->reason());
+      return true;
+    }
+    moved_any = moved_any || moved;
+    if (!moved)
+      break;
+  }
+  plan(now);
+  return moved_any;
+}
+
+void link::plan(clock::time_point now) {
+  next_deadline_ = next_tick_;
+  if (!core_)
+    next_deadline_ = std::min(next_deadline_, setup_deadline_);
+  else if (auto when = core_->deadline())
+    next_deadline_ = std::min(next_deadline_, *when);
+  if (leaving_)
+    next_deadline_ = std::min(next_deadline_, leave_by_);
+  (void)now;
+}
+
+void link::on_timer(clock::time_point now) {
+  if (closed_)
+    return;
+  if (now >= next_tick_) {
+    next_tick_ = now + params_.tick;
+    ch_->tick(now);
+  }
+  on_io(now, true);
+  if (closed_)
+    return;
+  if (!core_ && !leaving_ && now >= setup_deadline_)
+    leave(where_ + ": no session within " + std::to_string(params_.setup_limit.count()) +
+          " ms of connecting (the handshake did not finish)");
+  if (!closed_ && !leaving_ && ch_->closed())
+    close(where_ + ": " + ch_->reason(), false);
+  if (!closed_)
+    plan(now);
+}
+
+// Ends a link whose channel may still work (given up on, refused, or the
+// peer lied). The peer is told in band first: an rsocket peer ignores the
+// connection manager's disconnect, and its next write to a queue pair that
+// is gone would never complete. A channel that has failed closes at once.
+void link::leave(std::string reason) {
+  if (closed_ || leaving_)
+    return;
+  leaving_ = std::move(reason);
+  leave_by_ = clock::now() + leave_linger;
+  ch_->shutdown(channels::shutdown_how::both);
+  next_deadline_ = std::min(next_deadline_, leave_by_);
+  bool told = ch_->closed() || (!ch_->awaits_peer_on_close() && ch_->drained());
+  if (told)
+    close(*leaving_, false);
+}
+
+void link::close(const std::string& reason, bool stopped) {
+  if (closed_)
+    return;
+  closed_ = true;
+  std::deque<outbound_message> left;
+  outbox_.close(left);
+  fail_queued(left, draining_ ? send_failure::stopped : send_failure::node_lost,
+              where_ + ": connection closed: " + reason);
+  if (auto e = events_.lock())
+    e->closed(*this, reason, stopped);
+  if (drained_)
+    std::exchange(drained_, nullptr)();
+}
+
+void link::evict(const std::string& reason) {
+  if (!core_)
+    leave(where_ + ": " + reason);
+}
+
+void link::drain(std::function<void()> done) {
+  if (closed_) {
+    if (done)
+      done();
+    return;
+  }
+  drained_ = std::move(done);
+  stopping_ = true;
+  if (!core_) {
+    leave("this node stopped");
+    return;
+  }
+  draining_ = true;
+  on_io(clock::now(), true);
+}
+
+void link::drop(const std::string& reason) {
+  close(reason, false);
+}
+
+bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
+  if (closed_ || !core_) {
+    error = where_ + ": connection not ready";
+    return false;
+  }
+  if (b.empty()) {
+    error = where_ + ": an empty buffer cannot be mapped";
+    return false;
+  }
+  auto r = ch_->map(b.data(), b.size());
+  if (r.st != channels::status::ok) {
+    error = where_ + ": cannot map " + std::to_string(b.size()) +
+            " bytes: " + engine::to_string(r.st) + " (channel.iomap_size?)";
+    return false;
+  }
+  exposed_[r.offset] = std::move(b);
+  offset = r.offset;
+  return true;
+}
+
+bool link::unexpose(std::uint64_t offset) {
+  auto it = exposed_.find(offset);
+  if (it == exposed_.end() || closed_)
+    return false;
+  ch_->unmap(offset);
+  exposed_.erase(it);
+  return true;
+}
+
+connection_core::counters link::stats() const {
+  auto c = core_ ? core_->stats() : connection_core::counters{};
+  c.queue_depth = outbox_.depth();
+  return c;
+}
+
+}  // namespace riomesh::actors
