@@ -96,7 +96,8 @@ int caf_drive(const ports& to, const job& j) {
       streams.push_back({s, oneway});
     o = drive_oneway(sys, j, streams);
   } else {
-    o = j.pattern == "rtt" ? drive_targets(sys, j, sinks, ping) : drive_targets(sys, j, sinks, post);
+    o = j.pattern == "rtt" ? drive_targets(sys, j, sinks, ping)
+                           : drive_targets(sys, j, sinks, post);
   }
   print(o);
   return o.seconds > 0 ? 0 : 1;

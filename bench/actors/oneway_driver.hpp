@@ -88,16 +88,18 @@ caf::behavior oneway_driver(caf::stateful_actor<oneway_state>* self, job j,
   self->state.done = done;
   // Anything else (riomesh's undelivered notice, say) means a message was
   // lost: the run fails rather than count it.
-  self->set_default_handler([](caf::scheduled_actor* me, caf::message_view& m) -> caf::result<caf::message> {
-    std::fprintf(stderr, "client: unexpected %s\n", caf::to_string(m.copy_content_to_message()).c_str());
-    auto* d = static_cast<caf::stateful_actor<oneway_state>*>(me);
-    if (!d->state.flushing) {
-      d->state.flushing = true;
-      d->state.done->set_value(false);
-      d->quit();
-    }
-    return caf::message{};
-  });
+  self->set_default_handler(
+      [](caf::scheduled_actor* me, caf::message_view& m) -> caf::result<caf::message> {
+        std::fprintf(stderr, "client: unexpected %s\n",
+                     caf::to_string(m.copy_content_to_message()).c_str());
+        auto* d = static_cast<caf::stateful_actor<oneway_state>*>(me);
+        if (!d->state.flushing) {
+          d->state.flushing = true;
+          d->state.done->set_value(false);
+          d->quit();
+        }
+        return caf::message{};
+      });
   oneway_top_up(self, s);
   return {[self, s](ack_atom, std::uint64_t n) {
     self->state.acked = std::max(self->state.acked, n);

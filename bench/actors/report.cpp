@@ -49,11 +49,10 @@ void pairs(const case_rows& cases, std::ostream& out) {
     double delivered = double(rm->o.delivered) * double(c.j.size);
     const row *cf = find(by, "caf"), *rw = find(by, "raw");
     double rio = figure(rm), caf = figure(cf), raw = figure(rw);
-    out << line("%-16s %11.1f %11.1f %11.1f %7.2fx %7.2fx %8.2f %8.2f %8.2f %12.3f   %s\n",
-                c.name.c_str(), rio, caf, raw, ratio(rio, raw), ratio(rio, caf), cpu_us(rm),
-                cpu_us(cf), cpu_us(rw),
-                rm->o.known_copies && delivered > 0 ? double(rm->o.copied) / delivered : -1.0,
-                unit(c));
+    out << line(
+        "%-16s %11.1f %11.1f %11.1f %7.2fx %7.2fx %8.2f %8.2f %8.2f %12.3f   %s\n", c.name.c_str(),
+        rio, caf, raw, ratio(rio, raw), ratio(rio, caf), cpu_us(rm), cpu_us(cf), cpu_us(rw),
+        rm->o.known_copies && delivered > 0 ? double(rm->o.copied) / delivered : -1.0, unit(c));
   }
   out << "\nRound trips, 8 B request / response (us)\n"
       << line("%-16s %11s %10s %10s %10s %10s %10s %9s\n", "case", "riomesh p50", "p99", "caf p50",

@@ -80,8 +80,7 @@ actors::directory_params directory_params_of(const config::settings& s) {
   auto keep = std::chrono::duration_cast<std::chrono::milliseconds>(
       s.channel.keepalive.count() > 0 ? s.channel.keepalive : s.channel.peer_timeout);
   c.tick = std::clamp(keep / 4, std::chrono::milliseconds(10), std::chrono::milliseconds(250));
-  c.peer_timeout =
-      std::chrono::duration_cast<std::chrono::milliseconds>(s.channel.peer_timeout);
+  c.peer_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(s.channel.peer_timeout);
   // A node sets up a session in a few round trips; twice the peer timeout
   // (at least 2 s) is ample, and bounds how long a client that never
   // authenticates holds a descriptor.
@@ -103,8 +102,7 @@ struct runtime::impl {
         system(*cfg) {
     logging::set_level(settings.logging.level);
     if (settings.cluster.secret.empty() && settings.cluster.keys.empty() &&
-        !settings.cluster.insecure &&
-        !config::is_loopback(settings.node.listen))
+        !settings.cluster.insecure && !config::is_loopback(settings.node.listen))
       throw std::runtime_error("node '" + settings.node.name + "': listening on " +
                                config::to_string(settings.node.listen) +
                                " without a cluster secret; set cluster.secret_file, listen on "

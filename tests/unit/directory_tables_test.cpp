@@ -78,7 +78,7 @@ TEST_CASE("export table: published names, ids peers learn, and who to tell on ex
   CHECK_FALSE(t.learn(2, sender, "node-c", sender));
   CHECK(t.exported() == 2);
   sender.reset();
-  CHECK_FALSE(t.find(2).expired());  // peers may still address it
+  CHECK_FALSE(t.find(2).expired());        // peers may still address it
   CHECK(t.forget_peer("node-b").empty());  // node-c still knows it
   auto released = t.forget_peer("node-c");
   REQUIRE(released.size() == 1);
@@ -104,8 +104,9 @@ TEST_CASE("export table: published names, ids peers learn, and who to tell on ex
 
 #include <riomesh/actors/connection/session_registry.hpp>
 
-TEST_CASE("session registry: a second session for a live name is refused, a proven restart "
-          "replaces") {
+TEST_CASE(
+    "session registry: a second session for a live name is refused, a proven restart "
+    "replaces") {
   using riomesh::actors::session_registry;
   session_registry r;
   auto first = r.open(), second = r.open(), third = r.open();

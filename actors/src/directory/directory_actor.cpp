@@ -250,7 +250,8 @@ caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> 
 }  // namespace
 
 caf::actor spawn_directory(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
-                           const directory_params& p, std::shared_ptr<channels::listener> listener) {
+                           const directory_params& p,
+                           std::shared_ptr<channels::listener> listener) {
   return sys.spawn(directory, &loop, std::move(x), p, std::move(listener));
 }
 

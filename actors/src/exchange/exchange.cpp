@@ -187,8 +187,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
     return x.undeliverable(peer, wait, sender, mid, proxy, x.not_connected(peer));
   encoded_message enc;
   std::string error;
-  if (!encode_message(x.sys, what.move_content_to_message(), x.params.eager_threshold, enc,
-                      error))
+  if (!encode_message(x.sys, what.move_content_to_message(), x.params.eager_threshold, enc, error))
     return x.undeliverable(peer, wait, sender, mid, proxy,
                            make_error(errc::encode_failure, "to node '" + peer + "': " + error));
   m.env.body = std::move(enc.body);
@@ -208,14 +207,14 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
       ++x.count.messages_out;
       return;
     case link::submitted::congested:
-      return x.undeliverable(peer, wait, sender, mid, proxy,
-                             make_error(errc::congested, l->where() + ": " +
-                                                             std::to_string(l->depth()) +
-                                                             " messages already queued"));
+      return x.undeliverable(
+          peer, wait, sender, mid, proxy,
+          make_error(errc::congested,
+                     l->where() + ": " + std::to_string(l->depth()) + " messages already queued"));
     case link::submitted::stopping:
-      return x.undeliverable(peer, wait, sender, mid, proxy,
-                             make_error(errc::stopped, "node '" + x.params.node_name +
-                                                           "' is stopping"));
+      return x.undeliverable(
+          peer, wait, sender, mid, proxy,
+          make_error(errc::stopped, "node '" + x.params.node_name + "' is stopping"));
     case link::submitted::closed:
       return x.undeliverable(peer, wait, sender, mid, proxy, x.not_connected(peer));
   }

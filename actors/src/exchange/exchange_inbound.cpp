@@ -3,8 +3,8 @@
 // with a request id the response can be matched to on its way back; a
 // response goes to the actor that waits for it. Links coming and going are
 // the node actor's to judge: it hears of them here.
-#include "exchange_impl.hpp"
 #include "../directory/system_message.hpp"
+#include "exchange_impl.hpp"
 
 #include <riomesh/actors/directory/remote_proxy.hpp>
 #include <riomesh/config/text.hpp>
@@ -38,8 +38,7 @@ caf::error error_of(const std::string& peer, const std::vector<unsigned char>& b
 }
 
 // The envelope's message, its buffers the views that arrived.
-bool decode_counted(exchange::impl& x, inbound_message& m, caf::message& msg,
-                    std::string& error) {
+bool decode_counted(exchange::impl& x, inbound_message& m, caf::message& msg, std::string& error) {
   std::uint64_t copied = 0;
   auto placed = [&m](std::size_t i) { return m.placed[i]; };
   if (!decode_message(x.sys, m.env.body.data(), m.env.body.size(), m.placed.size(), placed, msg,
@@ -164,15 +163,15 @@ void exchange::inbound(link& l, inbound_message& m) {
       return x.answer_resolve(l, m.env);
     case envelope_kind::resolved:
       // Lookups wait in the directory, the actor that answers them.
-      x.tell(x.directory, resolved_atom::value, l.peer_name(), m.env.request_id,
-                     m.env.sender, text_of(m.env.body));
+      x.tell(x.directory, resolved_atom::value, l.peer_name(), m.env.request_id, m.env.sender,
+             text_of(m.env.body));
       return;
     case envelope_kind::down:
-      return x.kill_proxy(l.peer_name(), m.env.sender,
-                          make_error(errc::actor_exited,
-                                     "actor " + std::to_string(m.env.sender) + " on node '" +
-                                         l.peer_name() + "': " +
-                                         config::printable(text_of(m.env.body))));
+      return x.kill_proxy(
+          l.peer_name(), m.env.sender,
+          make_error(errc::actor_exited, "actor " + std::to_string(m.env.sender) + " on node '" +
+                                             l.peer_name() +
+                                             "': " + config::printable(text_of(m.env.body))));
     case envelope_kind::release:
     case envelope_kind::piece:
     case envelope_kind::farewell:

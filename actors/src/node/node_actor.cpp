@@ -49,7 +49,7 @@ struct node_state {
   std::unique_ptr<redial_schedule> redial;
   std::shared_ptr<session_registry> sessions = std::make_shared<session_registry>();
   std::unique_ptr<admission> admitting;
-  std::map<std::uint64_t, entry> links;  // by link id
+  std::map<std::uint64_t, entry> links;          // by link id
   std::map<std::string, std::uint64_t> by_peer;  // the link kept to each peer
   std::map<std::string, config::endpoint> configured;
   std::map<std::string, loss> pending_loss;  // within loss_grace
@@ -136,8 +136,7 @@ void make_room(self_ptr self, const std::string& host) {
   if (it == st.links.end())
     return;
   auto why = "closed for a newer connection: " + std::to_string(st.admitting->max()) +
-             " were setting up their session (" + host + " had " + std::to_string(from_host) +
-             ")";
+             " were setting up their session (" + host + " had " + std::to_string(from_host) + ")";
   st.loop->post([l = it->second.l, why] { l->evict(why); });
 }
 

@@ -42,9 +42,9 @@ struct directory_counters {
   std::uint64_t requests_out = 0, responses_in = 0;
   std::uint64_t bytes_placed_out = 0, bytes_placed_in = 0;      // buffers sent by iowrite
   std::uint64_t payload_copied_out = 0, payload_copied_in = 0;  // buffers serialized inline
-  std::uint64_t direct_writes = 0;                              // into peers' own maps (exchange::place)
-  std::uint64_t undeliverable = 0;  // refused locally (congested, encode, not connected)
-  std::uint64_t bad_inbound = 0;    // decode failures, unknown receivers, refusals
+  std::uint64_t direct_writes = 0;   // into peers' own maps (exchange::place)
+  std::uint64_t undeliverable = 0;   // refused locally (congested, encode, not connected)
+  std::uint64_t bad_inbound = 0;     // decode failures, unknown receivers, refusals
   std::uint64_t system_refused = 0;  // CAF system messages from the wire, refused
   // Hand-offs between threads: enqueues into actors' mailboxes (deliveries,
   // responses, failure notices, link events) and pushes onto links'

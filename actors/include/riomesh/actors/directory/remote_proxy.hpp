@@ -38,7 +38,7 @@ class remote_proxy : public caf::actor_proxy {
  private:
   std::mutex mtx_;
   std::shared_ptr<exchange> exchange_;  // null once killed
-  caf::error reason_;     // why it was killed
+  caf::error reason_;                   // why it was killed
   std::string peer_;
   std::uint64_t remote_id_;
 };
@@ -49,4 +49,3 @@ caf::strong_actor_ptr make_remote_proxy(caf::actor_system& sys, std::shared_ptr<
                                         const std::string& peer, std::uint64_t remote_id);
 
 }  // namespace riomesh::actors
-

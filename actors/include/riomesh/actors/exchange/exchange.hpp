@@ -51,8 +51,8 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // A proxy's message: encoded here and queued on the route. What cannot go
   // out is told to its sender (an error response, or (undelivered_atom,
   // node, error) for a one-way message), never dropped silently.
-  void forward(const std::string& peer, std::uint64_t remote_id,
-               const caf::strong_actor_ptr& proxy, caf::mailbox_element& what);
+  void forward(const std::string& peer, std::uint64_t remote_id, const caf::strong_actor_ptr& proxy,
+               caf::mailbox_element& what);
   // A direct write into `peer`'s map at `offset`; `notify` hears of a failure.
   void place(const std::string& peer, std::uint64_t offset, buffer data,
              const caf::strong_actor_ptr& notify);

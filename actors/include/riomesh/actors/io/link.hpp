@@ -9,8 +9,8 @@
 // I/O thread (io_loop), which alone touches the channel.
 #pragma once
 
-#include <riomesh/actors/connection/connection_params.hpp>
 #include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/connection_params.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/io/outbox.hpp>
 
@@ -106,8 +106,7 @@ class link : public std::enable_shared_from_this<link> {
   void serve_outbox();
   void leave(std::string reason);
   void close(const std::string& reason, bool stopped);
-  void fail_queued(std::deque<outbound_message>& msgs, send_failure why,
-                   const std::string& detail);
+  void fail_queued(std::deque<outbound_message>& msgs, send_failure why, const std::string& detail);
   void plan(clock::time_point now);
 
   std::uint64_t id_;
