@@ -166,7 +166,15 @@ bool run_rdma_tool(const std::string& tool, const job& j, row& r) {
                    program.c_str());
       return false;
     }
-  return tool == "ib_write" ? run_perftest(j, r) : run_rsocket(tool, j, r);
+  // The tools give the server no way to say it listens: the client starts
+  // after a pause, and on a loaded machine it may come too early ("Couldn't
+  // connect", "Connection refused"). A failed pair runs again, on a new port.
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    if (tool == "ib_write" ? run_perftest(j, r) : run_rsocket(tool, j, r))
+      return true;
+    std::fprintf(stderr, " (%s failed, attempt %d of 3)", tool.c_str(), attempt);
+  }
+  return false;
 }
 
 }  // namespace bench
