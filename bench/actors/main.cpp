@@ -6,14 +6,15 @@
 // Prints tables, writes a CSV and, with gnuplot, a PNG chart.
 //
 //   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
-//               [--policy sharing|stealing] [--threads N]
+//               [--policy sharing|stealing] [--threads N] [--polling-us N]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
 //
 // --quick runs every kind of case with tiny counts: it checks that the
 // suite runs (CI does), its figures mean nothing. --policy and --threads
 // set the CAF scheduler of both actor contenders (default: riomesh's
-// defaults, for both), to compare scheduler settings in one run.
+// defaults, for both), --polling-us riomesh's channel.polling_time, to
+// compare settings.
 #include "measure.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -84,9 +85,11 @@ int main(int argc, char** argv) {
       ::setenv("ACTOR_BENCH_POLICY", argv[++i], 1);  // the children read it
     else if (a == "--threads" && i + 1 < argc)
       ::setenv("ACTOR_BENCH_THREADS", argv[++i], 1);
+    else if (a == "--polling-us" && i + 1 < argc)
+      ::setenv("ACTOR_BENCH_POLLING_US", argv[++i], 1);  // riomesh's channel.polling_time
     else {
       std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
-                   "FILE] [--png FILE] [--policy sharing|stealing] [--threads N]\n";
+                   "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N]\n";
       return 2;
     }
   }

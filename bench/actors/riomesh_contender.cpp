@@ -65,6 +65,8 @@ riomesh::config::settings node(const std::string& name, const ports& peers) {
   s.runtime.policy = stealing_policy() ? riomesh::config::scheduler_policy::stealing
                                        : riomesh::config::scheduler_policy::sharing;
   s.runtime.threads = static_cast<std::uint32_t>(scheduler_threads());
+  if (const char* us = std::getenv("ACTOR_BENCH_POLLING_US"))  // --polling-us
+    s.channel.polling_time = std::chrono::microseconds(std::stoul(us));
   return s;
 }
 
