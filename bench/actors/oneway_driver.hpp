@@ -9,13 +9,12 @@
 // contender's (`Stream::post(self)`, `Stream::flush(self)`).
 #pragma once
 
-#include "measure.hpp"
+#include "drivers.hpp"
 
 #include <caf/atom.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include <future>
 #include <map>
 
 namespace bench {
@@ -51,7 +50,7 @@ struct oneway_state {
   job j;
   std::uint64_t sent = 0, acked = 0;
   bool flushing = false;
-  std::promise<bool>* done = nullptr;
+  std::promise<driver_result>* done = nullptr;
 };
 
 template <class Stream>
@@ -71,19 +70,19 @@ void oneway_top_up(caf::stateful_actor<oneway_state>* self, const Stream& s) {
           std::fprintf(stderr, "client: the sink counted %llu of %llu messages\n",
                        static_cast<unsigned long long>(counted),
                        static_cast<unsigned long long>(st.j.count));
-        st.done->set_value(counted == st.j.count);
+        st.done->set_value(driver_result{counted == st.j.count, {}});
         self->quit();
       },
       [self](caf::error& e) {
         std::fprintf(stderr, "client: flush: %s\n", self->system().render(e).c_str());
-        self->state.done->set_value(false);
+        self->state.done->set_value(driver_result{});
         self->quit();
       });
 }
 
 template <class Stream>
 caf::behavior oneway_driver(caf::stateful_actor<oneway_state>* self, job j,
-                            std::promise<bool>* done, Stream s) {
+                            std::promise<driver_result>* done, Stream s) {
   self->state.j = j;
   self->state.done = done;
   // Anything else (riomesh's undelivered notice, say) means a message was
@@ -95,7 +94,7 @@ caf::behavior oneway_driver(caf::stateful_actor<oneway_state>* self, job j,
         auto* d = static_cast<caf::stateful_actor<oneway_state>*>(me);
         if (!d->state.flushing) {
           d->state.flushing = true;
-          d->state.done->set_value(false);
+          d->state.done->set_value(driver_result{});
           d->quit();
         }
         return caf::message{};
@@ -107,24 +106,11 @@ caf::behavior oneway_driver(caf::stateful_actor<oneway_state>* self, job j,
   }};
 }
 
-// Waits for "go", runs one driver per target at once and waits for all.
 template <class Stream>
 outcome drive_oneway(caf::actor_system& sys, const job& j, const std::vector<Stream>& streams) {
-  if (!connected_await_go())
-    return {};
-  auto cpu = cpu_seconds();
-  auto start = clock_type::now();
-  std::vector<std::promise<bool>> done(streams.size());
-  for (std::size_t i = 0; i < streams.size(); ++i)
-    sys.spawn(oneway_driver<Stream>, j, &done[i], streams[i]);
-  bool ok = true;
-  for (auto& d : done)
-    ok = d.get_future().get() && ok;
-  if (!ok)
-    return {};
-  auto o = finish(j, j.count * streams.size(), start, {});
-  o.cpu_s = cpu_seconds() - cpu;
-  return o;
+  return drive_all(j, streams.size(), [&](std::size_t i, std::promise<driver_result>* done) {
+    sys.spawn(oneway_driver<Stream>, j, done, streams[i]);
+  });
 }
 
 }  // namespace bench

@@ -4,19 +4,12 @@
 // response handle) is the contender's; one `send` per target.
 #pragma once
 
-#include "measure.hpp"
+#include "drivers.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include <future>
-
 namespace bench {
-
-struct driver_result {
-  bool ok = false;
-  std::vector<double> rtts;
-};
 
 struct driver_state {
   job j;
@@ -63,29 +56,11 @@ caf::behavior window_driver(caf::stateful_actor<driver_state>* self, job j,
   return {[](std::uint64_t) {}};
 }
 
-// Waits for "go", runs one driver per target at once and waits for all of
-// them: the outcome counts every delivery, or is empty if one failed.
 template <class Send>
 outcome drive_window(caf::actor_system& sys, const job& j, const std::vector<Send>& sends) {
-  if (!connected_await_go())
-    return {};
-  auto cpu = cpu_seconds();
-  auto start = clock_type::now();
-  std::vector<std::promise<driver_result>> done(sends.size());
-  for (std::size_t i = 0; i < sends.size(); ++i)
-    sys.spawn(window_driver<Send>, j, &done[i], sends[i]);
-  std::vector<double> rtts;
-  bool ok = true;
-  for (auto& d : done) {
-    auto r = d.get_future().get();
-    ok = ok && r.ok;
-    rtts.insert(rtts.end(), r.rtts.begin(), r.rtts.end());
-  }
-  if (!ok)
-    return {};
-  auto o = finish(j, j.count * sends.size(), start, std::move(rtts));
-  o.cpu_s = cpu_seconds() - cpu;
-  return o;
+  return drive_all(j, sends.size(), [&](std::size_t i, std::promise<driver_result>* done) {
+    sys.spawn(window_driver<Send>, j, done, sends[i]);
+  });
 }
 
 // drive_window with one `make(target)` per target.

@@ -104,16 +104,25 @@ outbound_message numbered(int i) {
   return m;
 }
 
+// Two links over a channel pair, each on its own I/O thread, with the
+// same secret: what most cases start from.
+struct linked_pair {
+  io_loop loop_a, loop_b;  // outlive the links they drive
+  std::shared_ptr<recorder> ra = std::make_shared<recorder>(), rb = std::make_shared<recorder>();
+  std::shared_ptr<actors::link> a, b;
+  linked_pair() {
+    auto [ca, cb] = test::channel_pair();
+    a = std::make_shared<actors::link>(1, ca, params("node-a", "k", true), loop_a, ra);
+    b = std::make_shared<actors::link>(2, cb, params("node-b", "k", false), loop_b, rb);
+    loop_a.adopt(a);
+    loop_b.adopt(b);
+  }
+};
+
 }  // namespace
 
-TEST_CASE("link: setup, then messages with placed buffers from several threads, in order") {
-  auto [ca, cb] = test::channel_pair();
-  io_loop loop_a, loop_b;
-  auto ra = std::make_shared<recorder>(), rb = std::make_shared<recorder>();
-  auto a = std::make_shared<actors::link>(1, ca, params("node-a", "k", true), loop_a, ra);
-  auto b = std::make_shared<actors::link>(2, cb, params("node-b", "k", false), loop_b, rb);
-  loop_a.adopt(a);
-  loop_b.adopt(b);
+TEST_CASE_FIXTURE(linked_pair,
+                  "link: setup, then messages with placed buffers from several threads, in order") {
   auto up = ra->next("established");
   CHECK(up.text == "node-b");
   CHECK(a->authenticated());
@@ -258,14 +267,9 @@ TEST_CASE("link: a silent peer is lost within peer_timeout + 1 s") {
                              << " ms: " << closed.text);
 }
 
-TEST_CASE("link: draining sends what is queued, says farewell, and the peer sees it stopped") {
-  auto [ca, cb] = test::channel_pair();
-  io_loop loop_a, loop_b;
-  auto ra = std::make_shared<recorder>(), rb = std::make_shared<recorder>();
-  auto a = std::make_shared<actors::link>(1, ca, params("node-a", "k", true), loop_a, ra);
-  auto b = std::make_shared<actors::link>(2, cb, params("node-b", "k", false), loop_b, rb);
-  loop_a.adopt(a);
-  loop_b.adopt(b);
+TEST_CASE_FIXTURE(
+    linked_pair,
+    "link: draining sends what is queued, says farewell, and the peer sees it stopped") {
   ra->next("established");
   rb->next("established");
   for (int i = 0; i < 100; ++i)
