@@ -189,3 +189,18 @@ TEST_CASE_FIXTURE(fixture, "nodes: two nodes that dial each other keep one conne
   stop(a);
   stop(b);
 }
+
+TEST_CASE_FIXTURE(fixture, "exchange: proxies of a peer's actors are bounded per peer") {
+  exchange_params p{"node-a", 16 * 1024};
+  p.max_proxies_per_peer = 2;
+  auto x = exchange::make(*sys, p);
+  auto one = x->proxy_for("node-b", 1);
+  CHECK(one);
+  CHECK(x->proxy_for("node-b", 2));
+  CHECK_FALSE(x->proxy_for("node-b", 3));   // a third sender of node-b's: refused
+  CHECK(x->proxy_for("node-b", 1) == one);  // one already known still is
+  CHECK(x->proxy_for("node-c", 1));         // the bound is per peer
+  x->lose_peer("node-b", make_error(errc::not_connected, "test"));
+  CHECK(x->proxy_for("node-b", 3));  // its proxies went with it
+  x->clear();
+}

@@ -110,7 +110,12 @@ void resolved(self_ptr self, const std::string& peer, std::uint64_t id, std::uin
   if (actor == 0)
     return w->rp.deliver(
         make_error(errc::not_published, "no actor named '" + w->name + "' on node '" + peer + "'"));
-  w->rp.deliver(st.x->proxy_for(peer, actor), interface);
+  auto proxy = st.x->proxy_for(peer, actor);
+  if (!proxy)
+    return w->rp.deliver(make_error(errc::refused, "node '" + peer +
+                                                       "': too many of its actors known here "
+                                                       "at once for one more"));
+  w->rp.deliver(proxy, interface);
 }
 
 void on_connected(self_ptr self, const std::string& peer, bool authenticated) {

@@ -297,10 +297,14 @@ caf::strong_actor_ptr exchange::proxy_for(const std::string& peer, std::uint64_t
 
 caf::strong_actor_ptr exchange::impl::proxy_for(const std::string& peer, std::uint64_t id) {
   std::lock_guard<std::mutex> guard(tables_lock);
-  auto& slot = proxies[{peer, id}];
-  if (!slot)
-    slot = make_remote_proxy(sys, owner.lock(), peer, id);
-  return slot;
+  auto it = proxies.find({peer, id});
+  if (it != proxies.end())
+    return it->second;
+  auto& n = proxies_of[peer];
+  if (n >= params.max_proxies_per_peer)
+    return nullptr;
+  ++n;
+  return proxies[{peer, id}] = make_remote_proxy(sys, owner.lock(), peer, id);
 }
 
 void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why) {
@@ -312,6 +316,7 @@ void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const
       return;
     p = std::move(it->second);
     proxies.erase(it);
+    --proxies_of[peer];
   }
   if (p)
     static_cast<remote_proxy*>(caf::actor_cast<caf::abstract_actor*>(p))->kill_proxy(nullptr, why);
@@ -329,6 +334,7 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
       doomed.push_back(std::move(it->second));
       it = x.proxies.erase(it);
     }
+    x.proxies_of.erase(peer);
     waits = x.requests.take_all(peer);
     released = x.exports.forget_peer(peer);
     x.congested_peers.erase(peer);
@@ -371,6 +377,7 @@ void exchange::clear() {
   {
     std::lock_guard<std::mutex> guard(impl_->tables_lock);
     proxies.swap(impl_->proxies);
+    impl_->proxies_of.clear();
     std::swap(exports, impl_->exports);
     waits = impl_->requests.take_all();
   }

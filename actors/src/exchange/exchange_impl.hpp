@@ -64,6 +64,7 @@ struct exchange::impl {
   // Held strongly, so a remote actor keeps one identity here (one proxy,
   // one address) until it exits or its node is lost.
   std::map<std::pair<std::string, std::uint64_t>, caf::strong_actor_ptr> proxies;
+  std::map<std::string, std::size_t> proxies_of;  // per peer, for the bound
   pending_table<request_wait> requests;
   std::set<std::string> congested_peers;
   std::map<std::string, std::string> last_failure;  // why a peer's link ended

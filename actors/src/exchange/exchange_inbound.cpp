@@ -95,10 +95,13 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
                       ") from the wire; links and monitors across nodes are riomesh's own, and "
                       "it makes their messages itself");
   }
-  ++count.messages_in;
   caf::strong_actor_ptr sender;
-  if (env.sender != 0)
-    sender = proxy_for(peer, env.sender);
+  if (env.sender != 0 && !(sender = proxy_for(peer, env.sender)))
+    return refuse(l, env, errc::refused,
+                  "sender " + std::to_string(env.sender) + " would be more than " +
+                      std::to_string(params.max_proxies_per_peer) +
+                      " actors of this node known here at once");
+  ++count.messages_in;
   auto mid = request ? caf::message_id{caf::message_id::default_async_value | env.request_id}
                      : caf::make_message_id();
   // The one hand-off inbound: into the target's mailbox.

@@ -29,6 +29,10 @@ struct directory_counters;
 struct exchange_params {
   std::string node_name;
   std::size_t eager_threshold = 16 * 1024;
+  // A peer names the senders of its messages; each new one costs a proxy
+  // here, held until it exits or the peer is lost. Beyond this many per
+  // peer, a message from yet another sender is refused.
+  std::size_t max_proxies_per_peer = 65536;
 };
 
 class exchange : public link_events, public std::enable_shared_from_this<exchange> {
@@ -66,7 +70,8 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   bool unpublish(const std::string& name);
   // The actor published as `name` here: null if none.
   caf::strong_actor_ptr published(const std::string& name, std::string* interface) const;
-  // The proxy of actor `id` on `peer`, made if there is none yet.
+  // The proxy of actor `id` on `peer`, made if there is none yet; null if
+  // the peer already has max_proxies_per_peer of them.
   caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);
   // `peer` is gone (lost, stopped, or this node is stopping): what waits on
   // it fails with `why`, its proxies die with it, it knows no ids of ours.
