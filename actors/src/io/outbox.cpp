@@ -19,9 +19,13 @@ outbox::pushed outbox::push(outbound_message&& m) {
 std::size_t outbox::take(std::deque<outbound_message>& into) {
   std::lock_guard<std::mutex> guard(lock_);
   auto n = queue_.size();
-  for (auto& m : queue_)
-    into.push_back(std::move(m));
-  queue_.clear();
+  if (into.empty()) {
+    into.swap(queue_);  // the usual case: the whole batch at once, senders wait less
+  } else {
+    for (auto& m : queue_)
+      into.push_back(std::move(m));
+    queue_.clear();
+  }
   queued_.fetch_sub(n, std::memory_order_relaxed);
   return n;
 }
