@@ -243,6 +243,79 @@ TEST_CASE("a send that the socket cannot take is copied, up to send_buffer") {
   CHECK(static_cast<unsigned char*>(iov[2].iov_base)[99] == 3);
 }
 
+TEST_CASE("copied sends join one DATA frame until it is written or full") {
+  tcp_params p;
+  p.send_buffer = 256 * 1024;
+  tcp_protocol a(p, "a"), b(p, "b");
+  pump(a, b);  // the HELLO
+  std::vector<unsigned char> sent;
+  for (int i = 0; i < 1000; ++i) {
+    unsigned char msg[40];
+    for (std::size_t k = 0; k < sizeof msg; ++k)
+      msg[k] = static_cast<unsigned char>(i + k);
+    REQUIRE(a.send_copy(msg, sizeof msg).st == status::ok);
+    sent.insert(sent.end(), msg, msg + sizeof msg);
+  }
+  iovec iov[8];
+  REQUIRE(a.write_iov(iov, 8) == 2);  // one header, one payload of 40 000 bytes
+  CHECK(iov[1].iov_len == sent.size());
+  // Once its first byte is written, a frame is closed to newcomers.
+  std::vector<unsigned char> wire{*static_cast<unsigned char*>(iov[0].iov_base)};
+  a.on_written(1);
+  unsigned char tail[3] = {7, 8, 9};
+  CHECK(a.send_copy(tail, sizeof tail).bytes == sizeof tail);
+  sent.insert(sent.end(), tail, tail + sizeof tail);
+  CHECK(a.write_iov(iov, 8) == 4);
+  // A frame holds at most coalesced_frame bytes; the rest opens another.
+  std::vector<unsigned char> big(tcp_protocol::coalesced_frame - 2, 5);
+  CHECK(a.send_copy(big.data(), big.size()).bytes == big.size());
+  sent.insert(sent.end(), big.begin(), big.end());
+  REQUIRE(a.write_iov(iov, 8) == 6);
+  CHECK(iov[3].iov_len == tcp_protocol::coalesced_frame);
+  CHECK(iov[5].iov_len == 1);
+  // The receiver reads it all as one stream, in order.
+  for (std::size_t i = 0; i < 6; ++i)
+    wire.insert(wire.end(), static_cast<unsigned char*>(iov[i].iov_base),
+                static_cast<unsigned char*>(iov[i].iov_base) + iov[i].iov_len);
+  std::vector<unsigned char> out(sent.size() + 10);
+  std::size_t read = 0, fed = 0;
+  while (fed < wire.size() || read < sent.size()) {
+    std::size_t k = std::min<std::size_t>(wire.size() - fed, 32 * 1024);
+    feed(b, {wire.begin() + static_cast<std::ptrdiff_t>(fed),
+             wire.begin() + static_cast<std::ptrdiff_t>(fed + k)});
+    fed += k;
+    auto r = b.recv(out.data() + read, out.size() - read);
+    REQUIRE((r.bytes > 0 || fed < wire.size()));
+    read += r.bytes;
+  }
+  out.resize(read);
+  CHECK(out == sent);
+  CHECK(b.reason().empty());
+}
+
+TEST_CASE("copied sends are bounded by send_buffer, and free the caller's buffer") {
+  tcp_params p;
+  p.send_buffer = 1000;
+  tcp_protocol a(p, "a");
+  std::vector<unsigned char> data(600, 1);
+  CHECK(a.send_copy(data.data(), data.size()).st == status::ok);
+  auto r = a.send_copy(data.data(), data.size());
+  CHECK(r.bytes == 400);
+  CHECK(r.st == status::would_block);
+  data.assign(600, 0);
+  iovec iov[8];
+  REQUIRE(a.write_iov(iov, 8) == 3);  // HELLO, then one DATA frame
+  CHECK(iov[2].iov_len == 1000);
+  CHECK(static_cast<unsigned char*>(iov[2].iov_base)[999] == 1);
+  // Written, the room comes back and the sender hears it may go on.
+  std::size_t all = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;
+  a.on_written(all);
+  std::vector<event> ev;
+  a.take_events(ev);
+  REQUIRE(!ev.empty());
+  CHECK(ev.back().kind == event_kind::writable);
+}
+
 TEST_CASE("hostile frames close the connection, naming peer and frame") {
   auto h = hello();
   CHECK(after(bytes_of(make(frame_kind::data, 4))) ==

@@ -140,6 +140,12 @@ void link::serve_outbox() {
 bool link::on_io(clock::time_point now, bool busy_poll) {
   if (closed_)
     return false;
+  // What the rounds below send leaves in one write when they are done.
+  struct corked {
+    channels::channel& ch;
+    explicit corked(channels::channel& c) : ch(c) { ch.cork(true); }
+    ~corked() { ch.cork(false); }
+  } batch{*ch_};
   if (busy_poll)
     ch_->busy_poll();
   else
@@ -202,6 +208,10 @@ bool link::on_io(clock::time_point now, bool busy_poll) {
     moved_any = moved_any || moved;
     if (!moved)
       break;
+    // Its share of this wake is used up with work left: it goes again
+    // after the others had theirs (nothing else may signal for it).
+    if (round + 1 == rounds_per_wake)
+      loop_.wake(shared_from_this());
   }
   plan(now);
   return moved_any;

@@ -49,6 +49,7 @@ void tcp_channel::flush() {
         proto_.fail("peer " + proto_.peer() + ": send failed: " + std::strerror(errno));
       break;
     }
+    ++writes_;
     proto_.on_written(static_cast<std::size_t>(sent));
   }
   if (proto_.finished())
@@ -86,8 +87,29 @@ void tcp_channel::progress() {
   flush();
 }
 
+// A corked send that finds our buffer full writes it out at once, as it
+// would uncorked, and goes on: were it to wait for the uncork, a socket that
+// takes everything then would leave nothing to wake the owner for the rest.
+io_result tcp_channel::send_corked(const unsigned char* data, std::size_t length) {
+  auto r = proto_.send_copy(data, length);
+  if (r.st != status::would_block)
+    return r;
+  flush();
+  auto more = proto_.send_copy(data + r.bytes, length - r.bytes);
+  return {r.bytes + more.bytes, more.st};
+}
+
+void tcp_channel::cork(bool on) {
+  corked_ = on;
+  if (!on)
+    flush();
+}
+
 io_result tcp_channel::send(const void* data, std::size_t length) {
+  // A copy of a small send costs less than the system call it saves.
   auto* bytes = static_cast<const unsigned char*>(data);
+  if (corked_ && length <= tcp_protocol::coalesced_frame / 2)
+    return send_corked(bytes, length);
   std::size_t total = 0;
   for (;;) {
     auto r = proto_.send(bytes + total, length - total);
@@ -101,14 +123,15 @@ io_result tcp_channel::send(const void* data, std::size_t length) {
 
 io_result tcp_channel::recv(void* out, std::size_t length) {
   auto r = proto_.recv(out, length);
-  if (r.bytes > 0)
+  if (r.bytes > 0 && !corked_)
     read_some();  // room again: take in what waits, rather than on the next wake-up
   return r;
 }
 
 void tcp_channel::consume(std::size_t n) {
   proto_.consume(n);
-  read_some();
+  if (!corked_)  // a corked owner reads again on its next round
+    read_some();
 }
 
 map_result tcp_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
@@ -126,7 +149,10 @@ status tcp_channel::unmap(std::uint64_t offset) {
 io_result tcp_channel::iowrite(const void* source, std::size_t length, std::uint64_t offset,
                                std::uint64_t token) {
   auto r = proto_.iowrite(source, length, offset, token);
-  flush();
+  // Corked, a full queue still goes out now (see corked_call); the caller
+  // resumes with a new token on the writable event that follows.
+  if (!corked_ || r.st == status::would_block)
+    flush();
   return r;
 }
 

@@ -60,6 +60,46 @@ io_result tcp_protocol::send(const void* data, std::size_t length) {
   return {accepted, status::ok};
 }
 
+io_result tcp_protocol::send_copy(const void* data, std::size_t length) {
+  if (failed() || (closed() && write_open_))
+    return {0, status::closed};
+  if (!write_open_)
+    return {0, status::shut_down};
+  auto* bytes = static_cast<const unsigned char*>(data);
+  std::size_t accepted = 0;
+  std::size_t room =
+      params_.send_buffer - std::min(params_.send_buffer, owned_bytes_ + transient_bytes_);
+  while (accepted < length && room > 0) {
+    outgoing* tail = out_.empty() ? nullptr : &out_.back();
+    bool joins = tail && tail->kind == frame_kind::data && !tail->transient &&
+                 tail->header_done == 0 && tail->owned.size() < coalesced_frame;
+    if (!joins) {
+      if (out_.size() >= params_.max_pending)
+        break;
+      frame f;
+      f.kind = frame_kind::data;
+      queue(f);
+      tail = &out_.back();
+    }
+    std::size_t n = std::min({length - accepted, room, coalesced_frame - tail->owned.size()});
+    tail->owned.insert(tail->owned.end(), bytes + accepted, bytes + accepted + n);
+    tail->payload = tail->owned.data();
+    tail->payload_length = tail->owned.size();
+    frame f;
+    f.kind = frame_kind::data;
+    f.length = static_cast<std::uint32_t>(tail->payload_length);
+    tail->header = encode(f);
+    owned_bytes_ += n;
+    room -= n;
+    accepted += n;
+  }
+  if (accepted < length) {
+    want_writable_ = true;
+    return {accepted, status::would_block};
+  }
+  return {accepted, status::ok};
+}
+
 void tcp_protocol::detach() {
   for (auto& o : out_) {
     if (!o.transient)

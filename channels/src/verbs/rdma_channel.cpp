@@ -207,9 +207,16 @@ bool rdma_channel::arm() {
   return poll_completions();  // what landed before the arming
 }
 
+void rdma_channel::cork(bool on) {
+  corked_ = on;
+  if (!on)
+    post_work();
+}
+
 io_result rdma_channel::send(const void* data, std::size_t length) {
   auto r = eng_->send(data, length);
-  post_work();
+  if (!corked_)
+    post_work();
   return r;
 }
 
@@ -270,7 +277,8 @@ io_result rdma_channel::iowrite(const void* source, std::size_t length, std::uin
     sources_[token].push_back(own);
   else if (own)
     ibv_dereg_mr(own);
-  post_work();
+  if (!corked_)
+    post_work();
   return r;
 }
 

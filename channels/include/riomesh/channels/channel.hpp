@@ -52,6 +52,12 @@ class channel {
                             std::uint64_t token) = 0;
 
   virtual status shutdown(shutdown_how how) = 0;
+  // Corked, send() and iowrite() may queue what they write instead of
+  // making a system call (tcp) or a post (rdma) each; uncorking writes out
+  // everything queued at once. An owner that makes many calls per wake
+  // corks around them: a burst of small messages then leaves as one
+  // sendmsg (or one chain of work requests) and arrives as one read.
+  virtual void cork(bool /*on*/) {}
   // Everything given to send() and iowrite() has left this side (written to
   // the socket, or its writes completed). Wait for it before dropping a
   // channel after shutdown, or the last bytes go with it.

@@ -31,6 +31,10 @@ class tcp_channel final : public channel {
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
+  // Corked, sends up to half a coalesced frame are copied and joined,
+  // iowrites queue by reference: one sendmsg when uncorked. Reading
+  // waits for progress() too, not for each consume().
+  void cork(bool on) override;
   bool drained() const override { return !proto_.wants_write(); }
   // A KEEPALIVE frame, if nothing else is waiting to go.
   void keepalive();
@@ -52,14 +56,19 @@ class tcp_channel final : public channel {
   const std::string& reason() const override { return proto_.reason(); }
   const std::string& peer() const override { return proto_.peer(); }
   const tcp_protocol& protocol() const { return proto_; }
+  // sendmsg calls that wrote something, for tests and statistics.
+  std::uint64_t writes() const { return writes_; }
 
  private:
   void flush();
   void read_some();
+  io_result send_corked(const unsigned char* data, std::size_t length);
   void release_socket();
 
   int fd_;
   tcp_protocol proto_;
+  bool corked_ = false;
+  std::uint64_t writes_ = 0;
 };
 
 }  // namespace riomesh::channels::tcp

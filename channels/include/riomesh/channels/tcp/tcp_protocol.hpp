@@ -58,6 +58,12 @@ class tcp_protocol {
   // ---- application (see channel.hpp) -----------------------------------
   // Queues by reference; the shell flushes, then calls detach().
   io_result send(const void* data, std::size_t length);
+  // Copies into the DATA frame at the tail of the queue while none of it
+  // is written (a new one when there is none, or it holds
+  // coalesced_frame), so that many small sends leave as one frame. The
+  // same bounds as send().
+  io_result send_copy(const void* data, std::size_t length);
+  static constexpr std::size_t coalesced_frame = 64 * 1024;
   io_result recv(void* out, std::size_t length);
   std::pair<const unsigned char*, std::size_t> peek() const;
   void consume(std::size_t n);

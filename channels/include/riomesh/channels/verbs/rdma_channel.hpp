@@ -56,6 +56,9 @@ class rdma_channel final : public channel {
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
+  // Corked, sends and iowrites leave their work requests for one chained
+  // post when uncorked.
+  void cork(bool on) override;
   bool drained() const override { return eng_->drained(); }
   bool awaits_peer_on_close() const override { return true; }
   bool register_memory(const void* base, std::size_t length) override;
@@ -123,6 +126,7 @@ class rdma_channel final : public channel {
   // entry; cleared when we take that signal, so we re-arm once per wake-up
   // rather than on every progress() call.
   bool armed_ = false;
+  bool corked_ = false;
   std::chrono::steady_clock::time_point last_keepalive_{};
   std::vector<std::string> notes_;
 };
