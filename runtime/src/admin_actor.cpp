@@ -29,6 +29,9 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.bad_inbound", n.bad_inbound);
   add("node.system_refused", n.system_refused);
   add("node.mailbox_enqueues", n.mailbox_enqueues);
+  add("node.io_turns", n.io_turns);
+  add("node.io_handed", n.io_handed);
+  add("node.io_heavy", n.io_heavy);
   add("node.outbox_pushes", n.outbox_pushes);
   add("node.proxies", n.proxies);
   add("node.exported", n.exported);
@@ -61,10 +64,12 @@ void flatten(const std::string& peer, const actors::connection_core::counters& c
 // A function actor with arguments: CAF 0.17 binds a null reference for a
 // captureless spawn of a lambda without them (caf-0.17.md).
 caf::behavior admin(caf::event_based_actor* self, caf::actor directory,
-                    std::vector<std::pair<std::string, std::string>> facts) {
+                    std::vector<std::pair<std::string, std::string>> facts,
+                    std::function<published_list()> published) {
   auto started = clock::now();
   return {
       [=](ping_atom) { return facts.front().second; },
+      [=](list_atom) { return published(); },
       [=](resolve_atom, const std::string& node, const std::string& name,
           std::chrono::milliseconds timeout) -> caf::result<caf::strong_actor_ptr, std::string> {
         self->delegate(directory, resolve_atom::value, node, name, timeout);
@@ -95,8 +100,9 @@ caf::behavior admin(caf::event_based_actor* self, caf::actor directory,
 }  // namespace
 
 caf::actor spawn_admin(caf::actor_system& sys, caf::actor directory,
-                       std::vector<std::pair<std::string, std::string>> facts) {
-  return sys.spawn(admin, std::move(directory), std::move(facts));
+                       std::vector<std::pair<std::string, std::string>> facts,
+                       std::function<published_list()> published) {
+  return sys.spawn(admin, std::move(directory), std::move(facts), std::move(published));
 }
 
 }  // namespace riomesh::detail

@@ -5,12 +5,15 @@
 
 #include <caf/fwd.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace riomesh::detail {
 
+// `published` lists the names published on this node (list_atom).
 caf::actor spawn_admin(caf::actor_system& sys, caf::actor directory,
-                       std::vector<std::pair<std::string, std::string>> facts);
+                       std::vector<std::pair<std::string, std::string>> facts,
+                       std::function<published_list()> published);
 
 }  // namespace riomesh::detail

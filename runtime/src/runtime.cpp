@@ -3,6 +3,7 @@
 #include "admin_actor.hpp"
 
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/scheduler.hpp>
 #include <riomesh/buffer_inspect.hpp>
@@ -33,6 +34,7 @@ std::unique_ptr<caf::actor_system_config> make_config(const config::settings& s,
   cfg->add_error_category(error_category(), render_error);
   cfg->add_message_type<buffer>("riomesh::buffer");
   cfg->add_message_type<stat_report>("riomesh::stat_report");
+  cfg->add_message_type<published_list>("riomesh::published_list");
   if (configure)
     configure(*cfg);
   return cfg;
@@ -115,6 +117,11 @@ struct runtime::impl {
       throw std::runtime_error("node '" + settings.node.name + "': " + error);
     port = l->port();
     x = actors::exchange::make(system, {settings.node.name, settings.channel.eager_threshold});
+    if (settings.runtime.io_handler_limit.count() > 0) {
+      actors::io_executor_limits limits;
+      limits.heavy = settings.runtime.io_handler_limit;
+      x->run_actors_on(loop, limits);
+    }
     directory = actors::spawn_directory(system, loop, x, params, std::move(l));
     auto listen = settings.node.listen;
     listen.port = port;
@@ -123,7 +130,8 @@ struct runtime::impl {
                                 {{"node", settings.node.name},
                                  {"listen", config::to_string(listen)},
                                  {"fabric", fabric},
-                                 {"pid", std::to_string(::getpid())}});
+                                 {"pid", std::to_string(::getpid())}},
+                                [x = x] { return published_list{x->published_names()}; });
   }
   ~impl() {
     stop();

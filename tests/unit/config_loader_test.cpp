@@ -15,8 +15,9 @@ TEST_CASE("a minimal file gets the rsockets defaults") {
   CHECK(s.channel.inline_size == 64);
   CHECK(s.channel.send_buffer == 128 * 1024);
   CHECK(s.channel.recv_buffer == 128 * 1024);
-  CHECK(s.channel.polling_time == 10us);
+  CHECK(s.channel.polling_time == 50us);
   CHECK(s.runtime.policy == config::scheduler_policy::sharing);
+  CHECK(s.runtime.io_handler_limit == 200us);
   CHECK(s.logging.level == config::log_level::info);
   CHECK(s.cluster.peers.empty());
   CHECK_FALSE(s.cluster.insecure);

@@ -3,6 +3,7 @@
 #include "exchange_impl.hpp"
 
 #include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/config/text.hpp>
 #include <riomesh/log.hpp>
 #include <riomesh/message_codec.hpp>
@@ -31,6 +32,11 @@ void exchange::set_node(caf::actor node) {
 
 void exchange::set_directory(caf::actor directory) {
   impl_->directory = std::move(directory);
+}
+
+void exchange::run_actors_on(io_loop& loop, const io_executor_limits& limits) {
+  impl_->executor = std::make_unique<io_executor>(impl_->sys, loop.thread_id(), limits);
+  loop.after_each_round([run = impl_->executor.get()] { return run->run(); });
 }
 
 void exchange::route(const std::string& peer, std::shared_ptr<link> l) {
@@ -387,6 +393,18 @@ void exchange::clear() {
   }
   impl_->node = nullptr;
   impl_->directory = nullptr;
+  // The I/O thread has stopped: what it had yet to run goes to the workers.
+  if (impl_->executor)
+    impl_->executor->hand_over();
+}
+
+std::vector<std::pair<std::string, std::string>> exchange::published_names() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  for (const auto& name : impl_->exports.names())
+    if (auto* p = impl_->exports.published(name))
+      out.emplace_back(name, p->interface);
+  return out;
 }
 
 std::size_t exchange::proxies() const {
@@ -411,6 +429,12 @@ directory_counters exchange::counters() const {
   out.system_refused = c.system_refused;
   out.mailbox_enqueues = c.mailbox_enqueues;
   out.outbox_pushes = c.outbox_pushes;
+  if (impl_->executor) {
+    auto e = impl_->executor->stats();
+    out.io_turns = e.turns;
+    out.io_handed = e.handed;
+    out.io_heavy = e.heavy;
+  }
   std::lock_guard<std::mutex> guard(impl_->tables_lock);
   out.proxies = impl_->proxies.size();
   out.exported = impl_->exports.exported();

@@ -8,6 +8,7 @@
 #include <riomesh/actors/directory/export_table.hpp>
 #include <riomesh/actors/directory/pending_table.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/errc.hpp>
 
 #include <caf/actor.hpp>
@@ -52,6 +53,8 @@ struct exchange::impl {
   caf::actor_system& sys;
   exchange_params params;
   caf::actor node, directory;
+  // The I/O thread's execution unit: where deliveries it makes run.
+  std::unique_ptr<io_executor> executor;
   // For callbacks that may outlive the exchange, and for proxies.
   std::weak_ptr<impl> shared_self;
   std::weak_ptr<exchange> owner;
@@ -83,7 +86,9 @@ struct exchange::impl {
   void enqueue(const caf::strong_actor_ptr& to, caf::strong_actor_ptr from, caf::message_id mid,
                caf::message msg) {
     ++count.mailbox_enqueues;
-    to->enqueue(std::move(from), mid, std::move(msg), nullptr);
+    // On the I/O thread, an idle target runs there (io_executor.hpp).
+    auto* here = executor && executor->here() ? executor.get() : nullptr;
+    to->enqueue(std::move(from), mid, std::move(msg), here);
   }
   template <class... Ts>
   void tell(const caf::actor& to, Ts&&... xs) {

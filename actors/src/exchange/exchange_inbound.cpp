@@ -183,6 +183,14 @@ void exchange::inbound(link& l, inbound_message& m) {
 }
 
 void exchange::established(link& l) {
+  // Routed at once if the peer has no route yet: what it sends may be
+  // answered right away (on this thread, even), before the node actor has
+  // looked at the link. The node actor decides which link stays, and
+  // routes that one.
+  {
+    std::lock_guard<std::mutex> guard(impl_->routes_lock);
+    impl_->routes.emplace(l.peer_name(), l.shared_from_this());
+  }
   impl_->tell(impl_->node, connected_atom::value, l.shared_from_this());
 }
 
@@ -192,8 +200,14 @@ void exchange::writable(link& l) {
 
 void exchange::closed(link& l, const std::string& reason, bool stopped) {
   if (!l.peer_name().empty()) {
-    std::lock_guard<std::mutex> guard(impl_->tables_lock);
-    impl_->last_failure[l.peer_name()] = reason;
+    {
+      std::lock_guard<std::mutex> guard(impl_->tables_lock);
+      impl_->last_failure[l.peer_name()] = reason;
+    }
+    std::lock_guard<std::mutex> guard(impl_->routes_lock);
+    auto it = impl_->routes.find(l.peer_name());
+    if (it != impl_->routes.end() && it->second.get() == &l)
+      impl_->routes.erase(it);
   }
   impl_->tell(impl_->node, closed_atom::value, l.id(), reason, stopped);
 }

@@ -13,6 +13,8 @@ namespace riomesh::actors {
 namespace {
 
 constexpr int max_events = 64;
+// How often a spin over links that all poll cheaply asks epoll anyway.
+constexpr std::chrono::microseconds epoll_period{20};
 
 }  // namespace
 
@@ -57,6 +59,7 @@ void io_loop::post(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> guard(lock_);
     tasks_.push_back(std::move(task));
+    tasks_waiting_.store(true, std::memory_order_release);
   }
   ring();
 }
@@ -65,10 +68,15 @@ void io_loop::adopt(std::shared_ptr<link> l) {
   post([this, l = std::move(l)]() mutable { add_link(std::move(l)); });
 }
 
+void io_loop::after_each_round(std::function<bool()> work) {
+  post([this, work = std::move(work)]() mutable { round_work_ = std::move(work); });
+}
+
 void io_loop::wake(const std::shared_ptr<link>& l) {
   {
     std::lock_guard<std::mutex> guard(lock_);
     rung_.push_back(l);
+    rung_waiting_.store(true, std::memory_order_release);
   }
   ring();
 }
@@ -125,16 +133,20 @@ void io_loop::add_link(std::shared_ptr<link> l) {
     return;
   }
   wants_write_[fd] = l->wants_write();
+  all_cheap_ = all_cheap_ && l->cheap_polls();
   links_[fd] = l;
   ++link_count_;
   l->start(clock::now());
 }
 
 bool io_loop::run_tasks() {
+  if (!tasks_waiting_.load(std::memory_order_acquire))
+    return false;
   std::vector<std::function<void()>> tasks;
   {
     std::lock_guard<std::mutex> guard(lock_);
     tasks.swap(tasks_);
+    tasks_waiting_.store(false, std::memory_order_relaxed);
   }
   for (auto& t : tasks)
     t();
@@ -142,10 +154,13 @@ bool io_loop::run_tasks() {
 }
 
 bool io_loop::serve_rung(clock::time_point now) {
+  if (!rung_waiting_.load(std::memory_order_acquire))
+    return false;
   std::vector<std::shared_ptr<link>> rung;
   {
     std::lock_guard<std::mutex> guard(lock_);
     rung.swap(rung_);
+    rung_waiting_.store(false, std::memory_order_relaxed);
   }
   bool moved = false;
   for (auto& l : rung)
@@ -160,7 +175,7 @@ bool io_loop::poll_links(clock::time_point now) {
   bool moved = false;
   for (auto& [fd, l] : links_)
     if (l->cheap_polls())
-      moved = l->on_io(now, true) || moved;
+      moved = l->poll(now) || moved;
   return moved;
 }
 
@@ -175,6 +190,7 @@ void io_loop::run_timers(clock::time_point now, bool& moved) {
 // Links that ended leave the thread; the rest get their write interest
 // updated (a tcp socket with bytes waiting to go out).
 void io_loop::reap() {
+  all_cheap_ = true;
   for (auto it = links_.begin(); it != links_.end();) {
     auto& [fd, l] = *it;
     if (l->finished()) {
@@ -192,6 +208,7 @@ void io_loop::reap() {
       epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
       wants_write_[fd] = want;
     }
+    all_cheap_ = all_cheap_ && l->cheap_polls();
     ++it;
   }
 }
@@ -215,7 +232,11 @@ void io_loop::run() {
     auto now = clock::now();
     bool moved = run_tasks();
     moved = serve_rung(now) || moved;
-    int n = epoll_wait(epoll_fd_, ready, max_events, 0);
+    int n = 0;
+    if (!all_cheap_ || now - epoll_looked_ >= epoll_period) {
+      n = epoll_wait(epoll_fd_, ready, max_events, 0);
+      epoll_looked_ = now;
+    }
     auto dispatch = [&](int count) {
       for (int i = 0; i < count; ++i) {
         int fd = ready[i].data.fd;
@@ -247,6 +268,8 @@ void io_loop::run() {
     moved = poll_links(now) || moved;
     run_timers(now, moved);
     reap();
+    if (round_work_)
+      moved = round_work_() || moved;
     if (moved) {
       spin_until = now + polling_time_;
       continue;
@@ -277,6 +300,8 @@ void io_loop::run() {
     if (n > 0) {
       dispatch(n);
       reap();
+      if (round_work_)
+        round_work_();
       spin_until = now + polling_time_;
     }
   }

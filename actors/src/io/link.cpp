@@ -137,7 +137,17 @@ void link::serve_outbox() {
   incoming_.clear();
 }
 
-bool link::on_io(clock::time_point now, bool busy_poll) {
+bool link::poll(clock::time_point now) {
+  if (closed_)
+    return false;
+  // What a spin usually finds: nothing. Then it costs one look at the
+  // completion queue and the outbox's depth, not a round of every layer.
+  if (!ch_->busy_poll() && outbox_.depth() == 0 && core_ && !leaving_ && !draining_)
+    return false;
+  return on_io(now, true, true);
+}
+
+bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
   if (closed_)
     return false;
   // What the rounds below send leaves in one write when they are done.
@@ -146,10 +156,12 @@ bool link::on_io(clock::time_point now, bool busy_poll) {
     explicit corked(channels::channel& c) : ch(c) { ch.cork(true); }
     ~corked() { ch.cork(false); }
   } batch{*ch_};
-  if (busy_poll)
-    ch_->busy_poll();
-  else
-    ch_->progress();
+  if (!polled) {
+    if (busy_poll)
+      ch_->busy_poll();
+    else
+      ch_->progress();
+  }
   if (leaving_) {
     bool told = ch_->closed() || (!ch_->awaits_peer_on_close() && ch_->drained());
     if (told || now >= leave_by_)

@@ -2,6 +2,7 @@
 // stat) and for actors that report on their own node (runtime::admin()):
 //   (ping_atom)   -> (node name)
 //   (report_atom) -> stat_report
+//   (list_atom)   -> published_list: what is published here
 //   (resolve_atom, node, name, milliseconds) -> (strong_actor_ptr, interface)
 //       an actor published on `node`, as runtime::remote_actor finds it, but
 //       without blocking: for actors that look up their peers themselves
@@ -21,6 +22,7 @@ namespace riomesh {
 
 using ping_atom = caf::atom_constant<caf::atom("rm_ping")>;
 using report_atom = caf::atom_constant<caf::atom("rm_report")>;
+using list_atom = caf::atom_constant<caf::atom("rm_list")>;
 using actors::resolve_atom;
 
 constexpr const char* admin_name = "riomesh.admin";
@@ -59,6 +61,17 @@ struct stat_report {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stat_report& x) {
   return f(caf::meta::type_name("riomesh::stat_report"), x.info, x.counters);
+}
+
+// The names published on a node, each with its interface: one message type
+// per line, empty for an untyped actor.
+struct published_list {
+  std::vector<std::pair<std::string, std::string>> names;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, published_list& x) {
+  return f(caf::meta::type_name("riomesh::published_list"), x.names);
 }
 
 }  // namespace riomesh

@@ -64,7 +64,7 @@ struct channel_settings {
   // rsockets defaults to 0 slots (no iomap); riomesh needs slots for the
   // receive arena and for the maps applications make.
   std::uint32_t iomap_size = 16;
-  duration polling_time = std::chrono::microseconds(10);
+  duration polling_time = std::chrono::microseconds(50);
   std::uint64_t eager_threshold = 16 * 1024;
   std::uint64_t arena = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
@@ -81,6 +81,10 @@ struct channel_settings {
 struct runtime_settings {
   std::uint32_t threads = 0;  // 0: one per core
   scheduler_policy policy = scheduler_policy::sharing;
+  // The I/O thread runs the handler of an actor its delivery woke, unless
+  // the actor's turns take longer than this (then the CAF workers do); 0:
+  // the workers run every handler.
+  duration io_handler_limit = std::chrono::microseconds(200);
 };
 
 struct logging_settings {

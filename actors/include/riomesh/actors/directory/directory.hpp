@@ -50,6 +50,9 @@ struct directory_counters {
   // responses, failure notices, link events) and pushes onto links'
   // outboxes. One of each per message sent and delivered.
   std::uint64_t mailbox_enqueues = 0, outbox_pushes = 0;
+  // Actors the I/O thread ran itself when its deliveries woke them, those
+  // it gave to the CAF workers instead, and turns too long to run there.
+  std::uint64_t io_turns = 0, io_handed = 0, io_heavy = 0;
   std::uint64_t proxies = 0, exported = 0, published = 0;
 };
 

@@ -21,10 +21,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace riomesh::actors {
 
 struct directory_counters;
+class io_loop;
+struct io_executor_limits;
 
 struct exchange_params {
   std::string node_name;
@@ -45,6 +49,10 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // (the directory). Set once at start.
   void set_node(caf::actor node);
   void set_directory(caf::actor directory);
+  // Lets `loop`'s thread run the actors its deliveries wake
+  // (io_executor.hpp) instead of waking a CAF worker for each. Once, at
+  // start; without it every delivery goes through the workers.
+  void run_actors_on(io_loop& loop, const io_executor_limits& limits);
 
   // ---- routes (the node actor) ---------------------------------------------
   // The link kept to `peer`, or none (null).
@@ -70,6 +78,8 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   bool unpublish(const std::string& name);
   // The actor published as `name` here: null if none.
   caf::strong_actor_ptr published(const std::string& name, std::string* interface) const;
+  // Every name published here, with its interface (empty: untyped).
+  std::vector<std::pair<std::string, std::string>> published_names() const;
   // The proxy of actor `id` on `peer`, made if there is none yet; null if
   // the peer already has max_proxies_per_peer of them.
   caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);

@@ -40,9 +40,13 @@ class io_loop {
   void post(std::function<void()> task);
   // Takes `l` over: it starts its session setup on the I/O thread.
   void adopt(std::shared_ptr<link> l);
+  // Work for the thread after each round over its links (the actors those
+  // rounds woke, io_executor.hpp); true if it did any.
+  void after_each_round(std::function<bool()> work);
   // `l` has something to send (or released space to report).
   void wake(const std::shared_ptr<link>& l);
   bool on_io_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+  std::thread::id thread_id() const { return thread_.get_id(); }
 
   // Calls `ready` (on the I/O thread) the next time `fd` is readable. False
   // if the fd cannot be watched.
@@ -81,6 +85,9 @@ class io_loop {
   std::atomic<bool> sleeping_{false};
 
   mutable std::mutex lock_;  // tasks_, rung_, watches_
+  // Set (under lock_) when tasks_ or rung_ get one: a spin that finds them
+  // clear takes no lock.
+  std::atomic<bool> tasks_waiting_{false}, rung_waiting_{false};
   std::vector<std::function<void()>> tasks_;
   std::vector<std::shared_ptr<link>> rung_;
   struct watch_entry {
@@ -93,6 +100,11 @@ class io_loop {
   // The I/O thread's own.
   std::map<int, std::shared_ptr<link>> links_;  // by wait fd
   std::map<int, bool> wants_write_;
+  // Every link polls without a system call: a spin need not ask epoll
+  // each time (only listeners and connection events would answer).
+  bool all_cheap_ = true;
+  clock::time_point epoll_looked_;
+  std::function<bool()> round_work_;
   std::atomic<std::size_t> link_count_{0};
 
   std::atomic<std::uint64_t> wakes_{0}, doorbells_{0}, busy_polls_{0};

@@ -78,9 +78,13 @@ class link : public std::enable_shared_from_this<link> {
   void start(clock::time_point now);
   // The channel has something (or may have, when `busy_poll`): take it in,
   // send what waits, deliver what arrived. True if anything moved.
-  bool on_io(clock::time_point now, bool busy_poll = false);
+  bool on_io(clock::time_point now, bool busy_poll = false, bool polled = false);
   // The outbox or a release rang the doorbell.
   bool on_wake(clock::time_point now) { return on_io(now, true); }
+  // A spin of the thread over a link that polls cheaply (cheap_polls()):
+  // it runs its rounds only if the channel found something or the outbox
+  // holds some; true if anything moved.
+  bool poll(clock::time_point now);
   // Timers: keepalive and peer timeout, setup limit, release batches.
   void on_timer(clock::time_point now);
   clock::time_point next_deadline() const { return next_deadline_; }

@@ -1,0 +1,78 @@
+// The I/O thread as a CAF execution unit, the way CAF 0.17 runs a broker on
+// its multiplexer: when a message the thread delivers wakes an idle actor,
+// the thread runs the actor's handler itself, after the round that brought
+// the message, instead of waking a scheduler worker for it. A round trip
+// then costs no thread wake-up on either side: the reply the handler sends
+// is on its link's outbox before the thread looks at the links again.
+//
+// Bounded so that I/O keeps its thread: an actor gets `throughput`
+// messages per turn, and one still busy after that goes to the CAF
+// workers; one whose turns took longer than `heavy` twice in a row (a
+// handler that computes, or blocks) goes to the workers for a while. What
+// waits here when the thread stops goes to the workers too.
+#pragma once
+
+#include <caf/execution_unit.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace riomesh::actors {
+
+struct io_executor_limits {
+  std::size_t throughput = 32;  // messages per actor per turn
+  std::chrono::nanoseconds heavy = std::chrono::microseconds(200);
+  std::chrono::nanoseconds heavy_for = std::chrono::seconds(1);  // then it may come back
+};
+
+class io_executor final : public caf::execution_unit {
+ public:
+  using clock = std::chrono::steady_clock;
+  using limits = io_executor_limits;
+
+  // `thread` runs the actors: exec_later() and run() are for it only.
+  io_executor(caf::actor_system& sys, std::thread::id thread, limits l);
+  ~io_executor() override;
+
+  bool here() const { return std::this_thread::get_id() == thread_; }
+
+  // An actor woken by a delivery made on this thread (CAF calls it).
+  void exec_later(caf::resumable* job) override;
+  // Runs what waits, once each. True if anything ran.
+  bool run();
+  // Hands what waits to the CAF workers (the thread is stopping).
+  void hand_over();
+
+  struct counters {
+    std::uint64_t turns = 0;   // actor turns run on the I/O thread
+    std::uint64_t handed = 0;  // woken actors given to the CAF workers instead
+    std::uint64_t heavy = 0;   // turns that took longer than `heavy`
+  };
+  // Any thread.
+  counters stats() const { return {turns_.load(), handed_.load(), heavy_turns_.load()}; }
+
+ private:
+  bool is_heavy(caf::resumable* job, clock::time_point now);
+  // After a turn that took `took`: exiles the actor on its second long one.
+  void judge(caf::resumable* job, clock::duration took, clock::time_point now);
+  void to_workers(caf::resumable* job);
+
+  limits limits_;
+  std::thread::id thread_;
+  std::vector<caf::resumable*> waiting_, running_;
+  // By actor id: turns in a row found too long, and how long it is
+  // exiled to the workers once that happened twice (one long turn, such
+  // as an actor's first, is forgiven).
+  struct record {
+    int strikes = 0;
+    clock::time_point until{};
+  };
+  std::unordered_map<std::uint64_t, record> heavy_;
+  std::atomic<std::uint64_t> turns_{0}, handed_{0}, heavy_turns_{0};
+};
+
+}  // namespace riomesh::actors

@@ -1,0 +1,100 @@
+#include <riomesh/actors/io/io_executor.hpp>
+
+#include <caf/abstract_actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/resumable.hpp>
+#include <caf/scheduler/abstract_coordinator.hpp>
+
+namespace riomesh::actors {
+namespace {
+
+std::uint64_t id_of(caf::resumable* job) {
+  auto* a = dynamic_cast<caf::abstract_actor*>(job);
+  return a ? a->id() : 0;
+}
+
+// Bounds the table of heavy actors: expired exiles go first, and if the
+// rest still fill it, it starts over (its actors are found out again).
+constexpr std::size_t max_heavy = 4096;
+
+}  // namespace
+
+io_executor::io_executor(caf::actor_system& sys, std::thread::id thread, limits l)
+    : caf::execution_unit(&sys), limits_(l), thread_(thread) {}
+
+io_executor::~io_executor() {
+  hand_over();
+}
+
+void io_executor::to_workers(caf::resumable* job) {
+  ++handed_;
+  system().scheduler().enqueue(job);  // the reference goes with it
+}
+
+bool io_executor::is_heavy(caf::resumable* job, clock::time_point now) {
+  if (heavy_.empty())
+    return false;
+  auto it = heavy_.find(id_of(job));
+  return it != heavy_.end() && it->second.until > now;
+}
+
+void io_executor::judge(caf::resumable* job, clock::duration took, clock::time_point now) {
+  auto id = id_of(job);
+  if (took <= limits_.heavy) {
+    if (!heavy_.empty())
+      heavy_.erase(id);
+    return;
+  }
+  ++heavy_turns_;
+  if (heavy_.size() >= max_heavy) {
+    for (auto it = heavy_.begin(); it != heavy_.end();)
+      it = it->second.until <= now && it->second.strikes == 0 ? heavy_.erase(it) : std::next(it);
+    if (heavy_.size() >= max_heavy)
+      heavy_.clear();
+  }
+  auto& r = heavy_[id];
+  if (++r.strikes >= 2) {
+    r.strikes = 0;
+    r.until = now + limits_.heavy_for;
+  }
+}
+
+void io_executor::exec_later(caf::resumable* job) {
+  if (is_heavy(job, clock::now()))
+    return to_workers(job);
+  waiting_.push_back(job);
+}
+
+bool io_executor::run() {
+  if (waiting_.empty())
+    return false;
+  running_.swap(waiting_);
+  for (auto* job : running_) {
+    auto start = clock::now();
+    auto res = job->resume(this, limits_.throughput);
+    auto end = clock::now();
+    ++turns_;
+    judge(job, end - start, end);
+    switch (res) {
+      case caf::resumable::resume_later:
+        // Still busy: another turn after the links had theirs.
+        waiting_.push_back(job);
+        break;
+      case caf::resumable::awaiting_message:
+      case caf::resumable::done:
+      case caf::resumable::shutdown_execution_unit:
+        intrusive_ptr_release(job);
+        break;
+    }
+  }
+  running_.clear();
+  return true;
+}
+
+void io_executor::hand_over() {
+  for (auto* job : waiting_)
+    to_workers(job);
+  waiting_.clear();
+}
+
+}  // namespace riomesh::actors
