@@ -12,7 +12,21 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/deps.sh"
-"$root/tools/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The build's progress, a line every 5 s (a first build takes minutes); its
+# whole output is in build.log, whose end is shown if it fails.
+log=$root/build.log
+echo "main: building riomesh in $root/build (output in $log)" >&2
+if ! "$root/tools/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo 2>&1 | tee "$log" |
+  { last=-5; while IFS= read -r line; do
+      if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] && ((SECONDS - last >= 5)); then
+        last=$SECONDS
+        echo "main: build ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} steps (${SECONDS} s)" >&2
+      fi
+    done; }; then
+  tail -40 "$log" >&2
+  echo "main: the build failed (all of it: $log)" >&2
+  exit 1
+fi
 launch=("$root/build/examples/pubsub/pubsub-cluster")
 if [[ ${1:-} == --vm ]]; then
   shift

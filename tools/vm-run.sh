@@ -12,6 +12,9 @@
 # In the guest the command runs as root in the current directory, with the
 # caller's environment, unlimited memlock, and rxe0 on a dummy netdev:
 #   RIOMESH_RDMA_ADDR=10.77.0.1  RIOMESH_RDMA_DEVICE=rxe0
+# The guest sees the host's files read-only, over a root and a /tmp of its
+# own; the current folder, this project's tree and the folders listed in
+# RIOMESH_VM_SHARE (colon-separated) are shared read-write at their paths.
 # Exit code: the command's; 124 on timeout; 125 if the VM failed first.
 set -euo pipefail
 { # read whole before running: editing this file cannot break a running VM
@@ -71,8 +74,11 @@ mount -t devpts devpts /root/dev/pts; mount -t tmpfs tmpfs /root/dev/shm
 mount --move /ctl /root/run/vm
 read -r kmods </root/run/vm/kmods
 mkdir -p "/root/lib/modules/$(uname -r)" && mount --bind "/root$kmods" "/root/lib/modules/$(uname -r)"
-read -r work </root/run/vm/cwd
-mkdir -p "/root$work" && mount -t 9p -o $o,cache=mmap work "/root$work"
+# The folders shared read-write (the working folder, the project's tree),
+# each at its own path: a clone under /tmp works as well as one elsewhere.
+while read -r tag path; do
+  mkdir -p "/root$path" && mount -t 9p -o $o,cache=mmap "$tag" "/root$path"
+done </root/run/vm/shares
 chroot /root /bin/bash /run/vm/stage2 </root/dev/ttyS1 >/root/dev/ttyS1 2>&1
 sync; poweroff -f
 INIT
@@ -88,6 +94,33 @@ fi
 ctl=$(mktemp -d); trap 'rm -rf "$ctl"' EXIT
 echo "$kdir/lib/modules/$kver" >"$ctl/kmods"
 pwd -P >"$ctl/cwd"
+# Shared read-write at their own paths: the working folder, this project's
+# tree (its scripts and build folders, wherever it was cloned: the guest's
+# /tmp is its own) and RIOMESH_VM_SHARE (folders, colon-separated). A
+# folder inside another shared one needs no share of its own.
+project=$(cd "$here/.." && pwd -P)
+candidates=("$(pwd -P)" "$project")
+IFS=: read -r -a extra <<<"${RIOMESH_VM_SHARE:-}"
+for d in "${extra[@]}"; do
+  [[ -n $d ]] || continue
+  [[ -d $d ]] || die "RIOMESH_VM_SHARE: $d is not a folder"
+  candidates+=("$(cd "$d" && pwd -P)")
+done
+shares=()
+for d in "${candidates[@]}"; do
+  inside=0
+  for e in "${candidates[@]}"; do
+    [[ $d != "$e" && $d == "$e"/* ]] && inside=1
+  done
+  for e in "${shares[@]}"; do [[ $d == "$e" ]] && inside=1; done
+  ((inside)) || shares+=("$d")
+done
+virtfs=() n=0
+for d in "${shares[@]}"; do
+  echo "share$n $d" >>"$ctl/shares"
+  virtfs+=(-virtfs "local,path=$d,mount_tag=share$n,security_model=none,multidevs=remap")
+  n=$((n + 1))
+done
 export -p | grep -vE '^declare -x (BASH_[A-Z_]*|SHLVL|OLDPWD|PWD|_)=' >"$ctl/env"
 printf '%q ' "$@" >"$ctl/cmd"
 cat >"$ctl/stage2" <<'STAGE2'
@@ -123,7 +156,7 @@ timeout "$timeout_s" qemu-system-x86_64 "${accel[@]}" -machine pc -m "$mem" -smp
   -nodefaults -no-user-config -display none -no-reboot "${console[@]}" -serial stdio \
   -kernel "$kernel" -initrd "$initrd" \
   -append "console=ttyS0 panic=-1 quiet loglevel=3 8250.nr_uarts=2 cryptomgr.notests mitigations=off tsc=reliable" \
-  $(share / host ",readonly=on") $(share "$ctl" ctl "") $(share "$(pwd -P)" work "") \
+  $(share / host ",readonly=on") $(share "$ctl" ctl "") "${virtfs[@]}" \
   </dev/null || rc=$?
 [[ -s $ctl/rc ]] && exit "$(cat "$ctl/rc")"
 [[ -s $ctl/console ]] && { echo "vm-run: guest console:" >&2; tail -40 "$ctl/console" >&2; }

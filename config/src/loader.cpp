@@ -7,9 +7,13 @@
 
 #include <riomesh/config/diagnostic.hpp>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <tuple>
 
 namespace riomesh::config {
 namespace {
@@ -69,12 +73,18 @@ void read_section(const detail::section& sec, const YAML::Node& map, const origi
     }
   }
   for (const auto& f : sec.fields)
-    if (f.required && !seen.count(f.key))
+    if (f.required && !seen.count(f.key)) {
       in.fail(where, sec.name + ": missing required key '" + f.key + "'");
+      in.failed(sec.name + "." + f.key);
+    }
 }
 
 void read_document(const YAML::Node& doc, reader& in, settings& out) {
   if (!doc.IsMap()) {
+    for (const auto& s : detail::schema())  // nothing was read: no checks across keys
+      for (const auto& f : s.fields)
+        if (f.required)
+          in.failed(s.name + "." + f.key);
     in.fail(in.at(doc.Mark()), doc.IsNull() ? "the file is empty; a node needs at least "
                                               "node.name and node.listen"
                                             : "expected a mapping of sections (node, "
@@ -99,7 +109,15 @@ void read_document(const YAML::Node& doc, reader& in, settings& out) {
       if (s.name == name)
         sec = &s;
     if (!sec) {
-      in.fail(at, unknown("section", name, section_names()));
+      // A key at the top that belongs in a section: indented too little.
+      std::string home;
+      for (const auto& s : detail::schema())
+        if (s.find(name))
+          home = s.name;
+      in.fail(at, home.empty()
+                      ? unknown("section", name, section_names())
+                      : "unknown section '" + name + "'; '" + name + "' is a key of section '" +
+                            home + "': indent it under '" + home + ":'");
       continue;
     }
     if (!seen.insert(name).second) {
@@ -113,9 +131,13 @@ void read_document(const YAML::Node& doc, reader& in, settings& out) {
     for (const auto& f : s.fields)
       if (f.required)
         required += (required.empty() ? "" : ", ") + f.key;
-    if (!seen.count(s.name) && !required.empty())
+    if (!seen.count(s.name) && !required.empty()) {
       in.fail(in.at(YAML::Mark::null_mark()),
               "missing required section '" + s.name + "' (with " + required + ")");
+      for (const auto& f : s.fields)
+        if (f.required)
+          in.failed(s.name + "." + f.key);
+    }
   }
 }
 
@@ -138,6 +160,30 @@ void apply_overrides(const overrides& extra, reader& in, settings& out) {
         [&](const value_ref& v) { return detail::read_log_level(v, out.logging.level); });
 }
 
+// yaml-cpp's words for a line indented unlike its neighbours, with what
+// usually causes them.
+std::string syntax_hint(const std::string& message) {
+  if (message.find("tab") != std::string::npos)
+    return " (indent with spaces: YAML does not allow tabs there)";
+  for (const char* m : {"end of map not found", "illegal map value", "end of sequence not found",
+                        "bad indentation", "block sequence entries are not allowed"})
+    if (message.find(m) != std::string::npos)
+      return " (check the indentation of this line and the one before it: the keys of one "
+             "mapping start in the same column, indented with spaces, never tabs)";
+  return "";
+}
+
+// The file's problems by line and column, then those of the overrides.
+std::vector<diagnostic> in_line_order(std::vector<diagnostic> problems, const std::string& file) {
+  std::stable_sort(problems.begin(), problems.end(), [&](const diagnostic& a, const diagnostic& b) {
+    auto key = [&](const diagnostic& d) {
+      return std::make_tuple(d.where.source != file, d.where.line, d.where.column);
+    };
+    return key(a) < key(b);
+  });
+  return problems;
+}
+
 std::string folder_of(const std::string& path) {
   auto slash = path.rfind('/');
   if (slash == std::string::npos)
@@ -147,32 +193,64 @@ std::string folder_of(const std::string& path) {
 
 }  // namespace
 
-settings load_string(const std::string& yaml, const std::string& source,
-                     const std::string& base_dir, const overrides& extra) {
+settings read_string(const std::string& yaml, const std::string& source,
+                     const std::string& base_dir, const overrides& extra,
+                     std::vector<diagnostic>& problems) {
   reader in{source, base_dir};
   settings out;
+  bool parsed = true;
   try {
     read_document(YAML::Load(yaml), in, out);
   } catch (const YAML::ParserException& e) {
-    in.fail(in.at(e.mark), "YAML syntax error: " + e.msg);
+    in.fail(in.at(e.mark), "YAML syntax error: " + e.msg + syntax_hint(e.msg));
+    parsed = false;
   }
-  // Overrides only ever replace values from a well-formed file; checking them
-  // on a broken one would add noise to the real error.
-  if (in.problems().empty()) {
-    apply_overrides(extra, in, out);
+  // Every problem at once: the overrides and the checks across settings run
+  // on a file with problems too (checks leave out values that failed), but
+  // not on one that could not be parsed: nothing of it was read.
+  apply_overrides(extra, in, out);
+  if (parsed)
     detail::validate(out, in);
-  }
-  if (!in.problems().empty())
-    throw error(in.problems());
+  auto found = in_line_order(in.problems(), source);
+  problems.insert(problems.end(), found.begin(), found.end());
   return out;
 }
 
-settings load_file(const std::string& path, const overrides& extra) {
+settings read_file(const std::string& path, const overrides& extra,
+                   std::vector<diagnostic>& problems) {
   std::ifstream file(path, std::ios::binary);
-  if (!file)
-    throw error({{origin{path, 0, 0}, "cannot open the config file"}});
+  if (!file) {
+    problems.push_back(
+        {origin{path, 0, 0}, std::string{"cannot read the config file: "} + std::strerror(errno)});
+    return {};
+  }
   std::string text{std::istreambuf_iterator<char>(file), {}};
-  return load_string(text, path, folder_of(path), extra);
+  return read_string(text, path, folder_of(path), extra, problems);
+}
+
+settings load_string(const std::string& yaml, const std::string& source,
+                     const std::string& base_dir, const overrides& extra) {
+  std::vector<diagnostic> problems;
+  auto s = read_string(yaml, source, base_dir, extra, problems);
+  if (!problems.empty())
+    throw error(std::move(problems));
+  return s;
+}
+
+settings load_file(const std::string& path, const overrides& extra) {
+  std::vector<diagnostic> problems;
+  auto s = read_file(path, extra, problems);
+  if (!problems.empty())
+    throw error(std::move(problems));
+  return s;
+}
+
+settings apply(const overrides& extra, settings s) {
+  reader in{"", "."};
+  apply_overrides(extra, in, s);
+  if (!in.problems().empty())
+    throw error(in.problems());
+  return s;
 }
 
 }  // namespace riomesh::config

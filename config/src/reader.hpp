@@ -3,10 +3,12 @@
 #pragma once
 
 #include <riomesh/config/diagnostic.hpp>
+#include <riomesh/config/text.hpp>
 
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,10 @@ class reader {
   void fail(const origin& where, std::string message) {
     problems_.push_back({where, std::move(message)});
   }
+  // A value that could not be read: checks across settings leave it out
+  // rather than report its default.
+  void failed(const std::string& path) { failed_.insert(path); }
+  bool is_failed(const std::string& path) const { return failed_.count(path) != 0; }
 
   // Where the value of `path` ("channel.sq_size") was set; the file start
   // when it was left at its default.
@@ -36,6 +42,10 @@ class reader {
   bool is_set(const std::string& path) const { return positions_.count(path) != 0; }
   void record(const std::string& path, const origin& where) { positions_[path] = where; }
 
+  // The path of each peer read whole ("cluster.peers[2]"), in the order of
+  // settings.cluster.peers: entries that failed are not there.
+  std::vector<std::string>& peer_paths() { return peer_paths_; }
+
   const std::string& base_dir() const { return base_dir_; }
   const std::vector<diagnostic>& problems() const { return problems_; }
 
@@ -44,6 +54,8 @@ class reader {
   std::string base_dir_;
   std::vector<diagnostic> problems_;
   std::map<std::string, origin> positions_;
+  std::set<std::string> failed_;
+  std::vector<std::string> peer_paths_;
 };
 
 // One value being read: the node, its dotted path and where it stands.
@@ -53,12 +65,14 @@ struct value_ref {
   origin where;
   reader& in;
 
-  void fail(const std::string& message) const { in.fail(where, path + ": " + message); }
+  void fail(const std::string& message) const {
+    in.failed(path);
+    in.fail(where, path + ": " + message);
+  }
   // The scalar text, or a recorded "expected ..." problem and false.
   bool scalar(std::string& out, const char* expected) const;
 };
 
-// "Did you mean" for unknown keys: the closest candidate, if close enough.
-std::string closest(const std::string& key, const std::vector<std::string>& candidates);
+using config::closest;  // "did you mean" (text.hpp)
 
 }  // namespace riomesh::config::detail

@@ -99,6 +99,8 @@ field size_field(std::string key, slot<S, std::uint64_t> at, std::uint64_t lo, s
             std::string text;
             if (!v.scalar(text, "a size such as 64KiB"))
               return;
+            if (!text.empty() && text[0] == '-')
+              return v.fail(text + " is negative: a size is 0 or more");
             auto n = parse_size(text);
             if (!n)
               return v.fail("'" + text +
@@ -122,6 +124,8 @@ field duration_field(std::string key, slot<S, duration> at, duration lo, duratio
             std::string text;
             if (!v.scalar(text, "a duration such as 250ms"))
               return;
+            if (!text.empty() && text[0] == '-')
+              return v.fail(text + " is negative: a duration is 0 or more");
             auto d = parse_duration(text);
             if (!d)
               return v.fail("'" + text +
@@ -207,6 +211,7 @@ void read_peer(const value_ref& v, settings& s) {
   if (!has_name || !has_address)
     return;
   s.cluster.peers.push_back(std::move(peer));
+  v.in.peer_paths().push_back(v.path);
 }
 
 field peers_field() {
@@ -438,10 +443,15 @@ std::vector<section> make_schema() {
         duration_field("keepalive", ch(&C::keepalive), 0ns, std::chrono::hours(1)),
         duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1))}},
       {"runtime",
-       {threads_field(), choice_field("policy",
-                                      slot<runtime_settings, scheduler_policy>{
-                                          &settings::runtime, &runtime_settings::policy},
-                                      policy_names)}},
+       {threads_field(),
+        choice_field(
+            "policy",
+            slot<runtime_settings, scheduler_policy>{&settings::runtime, &runtime_settings::policy},
+            policy_names),
+        duration_field("io_handler_limit",
+                       slot<runtime_settings, duration>{&settings::runtime,
+                                                        &runtime_settings::io_handler_limit},
+                       0ns, 1s)}},
       {"logging",
        {choice_field(
            "level", slot<logging_settings, log_level>{&settings::logging, &logging_settings::level},

@@ -8,26 +8,38 @@
 namespace riomesh::config::detail {
 namespace {
 
+// Peers whose entry could not be read are not in s.cluster.peers: each of
+// the others knows its own path (reader::peer_paths).
 void check_peers(const settings& s, reader& in) {
-  std::map<std::string, std::size_t> first;
+  std::map<std::string, std::string> first;
   for (std::size_t i = 0; i < s.cluster.peers.size(); ++i) {
     const auto& peer = s.cluster.peers[i];
-    auto path = "cluster.peers[" + std::to_string(i) + "].name";
-    if (peer.name == s.node.name)
+    auto path = in.peer_paths()[i] + ".name";
+    if (peer.name == s.node.name && !in.is_failed("node.name"))
       in.fail(in.where(path), path + ": '" + peer.name + "' is this node's own name");
-    auto [it, fresh] = first.emplace(peer.name, i);
+    auto [it, fresh] = first.emplace(peer.name, path);
     if (!fresh)
-      in.fail(in.where(path),
-              path + ": duplicate peer name '" + peer.name + "' (first at " +
-                  in.where("cluster.peers[" + std::to_string(it->second) + "].name").to_string() +
-                  ")");
+      in.fail(in.where(path), path + ": duplicate peer name '" + peer.name + "' (first at " +
+                                  in.where(it->second).to_string() + ")");
   }
+}
+
+// Whether any of `paths` could not be read: a check across them would judge
+// a default the user never chose.
+bool any_failed(const reader& in, std::initializer_list<const char*> paths) {
+  for (const char* p : paths)
+    if (in.is_failed(p))
+      return true;
+  return false;
 }
 
 // Without a secret or keys any process that reaches the port could map our
 // memory: only loopback is safe, unless the user says otherwise in so many
 // words.
 void check_exposure(const settings& s, reader& in) {
+  if (any_failed(in, {"node.listen", "cluster.secret_file", "cluster.keys", "cluster.keyring_file",
+                      "cluster.insecure"}))
+    return;
   if (!s.cluster.secret.empty() || !s.cluster.keys.empty() || s.cluster.insecure ||
       is_loopback(s.node.listen))
     return;
@@ -39,18 +51,19 @@ void check_exposure(const settings& s, reader& in) {
 }
 
 void check_channel(const channel_settings& c, reader& in) {
-  if (c.recv_buffer % 2 != 0)
+  if (c.recv_buffer % 2 != 0 && !in.is_failed("channel.recv_buffer"))
     in.fail(in.where("channel.recv_buffer"),
             "channel.recv_buffer: " + format_size(c.recv_buffer) +
                 " must be even: the ring is published to the peer in two halves");
-  if (c.eager_threshold > c.arena)
+  if (c.eager_threshold > c.arena && !any_failed(in, {"channel.eager_threshold", "channel.arena"}))
     in.fail(in.where("channel.eager_threshold"),
             "channel.eager_threshold: " + format_size(c.eager_threshold) +
                 " is larger than channel.arena (" + format_size(c.arena) +
                 "): no placed buffer could ever fit");
   // Point at whichever of the two the user wrote.
   auto timers = in.is_set("channel.peer_timeout") ? "channel.peer_timeout" : "channel.keepalive";
-  if (c.keepalive.count() != 0 && c.peer_timeout <= c.keepalive)
+  if (c.keepalive.count() != 0 && c.peer_timeout <= c.keepalive &&
+      !any_failed(in, {"channel.keepalive", "channel.peer_timeout"}))
     in.fail(in.where(timers),
             "channel.peer_timeout: " + format_duration(c.peer_timeout) +
                 " must be longer than channel.keepalive (" + format_duration(c.keepalive) +

@@ -1,6 +1,7 @@
 #include <riomesh/actor_registry.hpp>
 
 #include <riomesh/config/diagnostic.hpp>
+#include <riomesh/config/text.hpp>
 
 #include <stdexcept>
 
@@ -37,12 +38,18 @@ std::vector<std::pair<config::actor_spec, actor_registry::spawner>> actor_regist
   for (const auto& spec : s.actors) {
     auto it = types_.find(spec.type);
     if (it == types_.end()) {
+      std::vector<std::string> known;
       std::string listed;
-      for (const auto& t : types_)
+      for (const auto& t : types_) {
+        known.push_back(t.first);
         listed += (listed.empty() ? "" : ", ") + t.first;
+      }
+      auto hint = config::closest(spec.type, known);
       problems.push_back(
-          {spec.where, "actor '" + spec.name + "': unknown type '" + spec.type +
-                           "' (this program knows: " + (listed.empty() ? "none" : listed) + ")"});
+          {spec.where,
+           "actor '" + spec.name + "': unknown type '" + spec.type + "'" +
+               (hint.empty() ? " (this program knows: " + (listed.empty() ? "none" : listed) + ")"
+                             : "; did you mean '" + hint + "'?")});
       continue;
     }
     config::actor_params params{spec};

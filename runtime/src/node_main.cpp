@@ -5,14 +5,17 @@
 #include <riomesh/config/diagnostic.hpp>
 #include <riomesh/config/loader.hpp>
 #include <riomesh/log.hpp>
+#include <riomesh/version.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/send.hpp>
 
 #include <signal.h>
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
+#include <tuple>
 
 namespace riomesh {
 namespace {
@@ -23,13 +26,14 @@ void usage(const char* program, std::ostream& out) {
       << "  --check         read FILE and its actors' parameters, start nothing\n"
       << "  --list-types    the actor types this program can spawn\n"
       << "  --set ACTOR.KEY=VALUE[,...]  an actor parameter for this run\n"
+      << "  --help, --version\n"
       << "Overrides:\n"
       << config::override_help;
 }
 
 // --set ACTOR.KEY=VALUE[,...]: parameters of listed actors, for this run.
-void apply_sets(const std::string& sets, config::settings& s) {
-  std::vector<config::diagnostic> problems;
+void apply_sets(const std::string& sets, config::settings& s,
+                std::vector<config::diagnostic>& problems) {
   std::size_t start = 0;
   while (start < sets.size()) {
     auto end = sets.find(',', start);
@@ -57,16 +61,6 @@ void apply_sets(const std::string& sets, config::settings& s) {
     if (!replaced)
       spec->params.push_back({key, item.substr(eq + 1), where});
   }
-  if (!problems.empty())
-    throw config::error(std::move(problems));
-}
-
-int fail_config(const config::error& e) {
-  for (const auto& d : e.problems())
-    std::cerr << d.to_string() << "\n";
-  std::cerr << e.problems().size() << (e.problems().size() == 1 ? " problem" : " problems")
-            << "; the node did not start\n";
-  return 1;
 }
 
 // Blocks the stop signals in every thread (CAF's included, which inherit
@@ -82,12 +76,50 @@ sigset_t block_stop_signals() {
 
 }  // namespace
 
+node_plan check_node(const std::string& path, const config::overrides& extra,
+                     const std::string& sets, const actor_registry& types) {
+  std::vector<config::diagnostic> problems;
+  node_plan out;
+  out.settings = config::read_file(path, extra, problems);
+  apply_sets(sets, out.settings, problems);
+  try {
+    out.actors = types.prepare(out.settings);
+  } catch (const config::error& e) {
+    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+  }
+  if (problems.empty())
+    return out;
+  // Actors' problems stand at their entries: one order for all, the file's
+  // by line, then those of the command line.
+  std::stable_sort(problems.begin(), problems.end(),
+                   [&](const config::diagnostic& a, const config::diagnostic& b) {
+                     auto key = [&](const config::diagnostic& d) {
+                       return std::make_tuple(d.where.source != path, d.where.line, d.where.column);
+                     };
+                     return key(a) < key(b);
+                   });
+  throw config::error(std::move(problems));
+}
+
+void print_check_ok(const std::string& path, const node_plan& plan) {
+  auto n = plan.actors.size();
+  std::cout << path << ": ok (node '" << plan.settings.node.name << "', " << n
+            << (n == 1 ? " actor" : " actors") << ")\n";
+}
+
+void print_check_problems(const std::string& path, const config::error& e, const char* verdict) {
+  for (const auto& d : e.problems())
+    std::cerr << d.to_string() << "\n";
+  auto n = e.problems().size();
+  std::cerr << path << ": " << n << (n == 1 ? " problem" : " problems") << "; " << verdict << "\n";
+}
+
 int node_main(int argc, char** argv, const actor_registry& types) {
   const char* program = argc > 0 ? argv[0] : "riomesh-node";
   config::command_line cmd;
   try {
     cmd = config::parse_command_line(argc, argv, 1, {"--config", "--set"},
-                                     {"--check", "--list-types", "--help", "-h"});
+                                     {"--check", "--list-types", "--help", "-h", "--version"});
   } catch (const std::invalid_argument& e) {
     std::cerr << program << ": " << e.what() << "\n";
     usage(program, std::cerr);
@@ -97,30 +129,38 @@ int node_main(int argc, char** argv, const actor_registry& types) {
     usage(program, std::cout);
     return 0;
   }
+  if (cmd.has("--version")) {
+    std::cout << program << " (riomesh " << version << ")\n";
+    return 0;
+  }
   if (cmd.has("--list-types")) {
     for (const auto& [type, summary] : types.types())
       std::cout << type << "\t" << summary << "\n";
     return 0;
   }
   if (!cmd.has("--config") || !cmd.positional.empty()) {
+    std::cerr << program << ": "
+              << (cmd.positional.empty() ? std::string{"--config FILE is required"}
+                                         : "unexpected '" + cmd.positional[0] + "'")
+              << "\n";
     usage(program, std::cerr);
     return 2;
   }
   auto path = cmd.get("--config");
-  config::settings settings;
-  std::vector<std::pair<config::actor_spec, actor_registry::spawner>> plan;
+  node_plan checked;
   try {
-    settings = config::load_file(path, cmd.extra);
-    apply_sets(cmd.get("--set"), settings);
-    plan = types.prepare(settings);
+    checked = check_node(path, cmd.extra, cmd.get("--set"), types);
   } catch (const config::error& e) {
-    return fail_config(e);
+    print_check_problems(
+        path, e, cmd.has("--check") ? "the node would not start" : "the node did not start");
+    return 1;
   }
   if (cmd.has("--check")) {
-    std::cout << path << ": ok (node '" << settings.node.name << "', " << plan.size()
-              << (plan.size() == 1 ? " actor" : " actors") << ")\n";
+    print_check_ok(path, checked);
     return 0;
   }
+  auto& settings = checked.settings;
+  auto& plan = checked.actors;
   auto stop_signals = block_stop_signals();
   const auto name = settings.node.name;
   try {
@@ -146,7 +186,8 @@ int node_main(int argc, char** argv, const actor_registry& types) {
         caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     rt.stop();
   } catch (const config::error& e) {
-    return fail_config(e);
+    print_check_problems(path, e, "the node did not start");
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << program << ": node '" << name << "' cannot start: " << e.what() << "\n";
     return 1;

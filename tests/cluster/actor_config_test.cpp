@@ -117,7 +117,7 @@ TEST_CASE("registry: every problem of every entry, at the value's position") {
                        "  - {type: demo.worker, name: c, params: {depth: 13, fast: maybe}}\n");
   REQUIRE(found.size() == 6);
   CHECK(found[0] ==
-        "node.yaml:5:5: actor 'a': unknown type 'demo.wroker' (this program knows: demo.worker)");
+        "node.yaml:5:5: actor 'a': unknown type 'demo.wroker'; did you mean 'demo.worker'?");
   CHECK(found[1] ==
         "node.yaml:9:14: actor 'b' (demo.worker): params.depth: 65 is out of range "
         "(1 .. 64)");

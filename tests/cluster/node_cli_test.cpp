@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -138,6 +140,19 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
     CHECK(has(out, "\nsub-node-1 "));    // the subscriber's connection, with its counters
     CHECK(!has(out, "\nriomesh-cli-"));  // not the CLI's own
     CHECK(has(out, "arena used"));
+    CHECK(has(out, "copied: payload bytes received inline"));  // the columns explained
+    out.clear();
+    CHECK(run({cli(), "stat", "broker", "--at", "127.0.0.1:7481", "--interval", "100ms", "--watch",
+               "--count", "2", "--json"},
+              out) == 0);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 2);  // one object per interval
+    CHECK(has(out, "{\"node\":\"broker\","));
+    CHECK(has(out, "\"node.messages_in\":{\"total\":"));
+    CHECK(has(out, "\"peer.sub-node-1.queue_depth\":"));
+    out.clear();
+    CHECK(run({cli(), "ls", "broker", "--at", "127.0.0.1:7481"}, out) == 0);
+    CHECK(has(out, "2 names published on node broker"));
+    CHECK(has(out, "riomesh.admin "));
   }
   SUBCASE("a node that is not there, and one the file does not name") {
     std::string out;
@@ -158,4 +173,120 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
   CHECK(stop(broker, SIGTERM, broker_log) == 0);
   CHECK(has(broker_log, "stopping on SIGTERM"));
   CHECK(has(broker_log, "info: stopped"));
+}
+
+TEST_CASE("pubsub-cluster: a signal to the launcher alone stops its nodes and cleans up") {
+  for (int sig : {SIGTERM, SIGINT}) {
+    CAPTURE(sig);
+    node_process launcher("launcher", {bin + "/examples/pubsub/pubsub-cluster", "--set",
+                                       "pub-1.rate=200,pub-1.messages=100000,pub-1.size=4KiB",
+                                       cluster + "broker.yaml", cluster + "publisher.yaml",
+                                       cluster + "sub-1.yaml", cluster + "sub-2.yaml"});
+    launcher.start();
+    std::string seen;
+    REQUIRE_MESSAGE(wait_for(launcher, "run folder ", seen), seen);
+    auto at = seen.find("run folder ") + 11;
+    auto folder = seen.substr(at, seen.find_first_of(",\n", at) - at);
+    REQUIRE_MESSAGE(wait_for(launcher, " acked", seen), seen);
+    // Its nodes: the processes whose parent it is.
+    std::vector<int> nodes;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::ifstream stat(entry.path() / "stat");
+      std::string pid, comm, state;
+      int ppid = 0;
+      if (stat >> pid >> comm >> state >> ppid && ppid == launcher.pid())
+        nodes.push_back(std::stoi(pid));
+    }
+    REQUIRE(nodes.size() == 4);
+    CHECK(stop(launcher, sig, seen) == 128 + sig);
+    CHECK_MESSAGE(
+        has(seen, std::string{"interrupted by "} + (sig == SIGINT ? "SIGINT" : "SIGTERM")), seen);
+    CHECK_MESSAGE(has(seen, "(so far: no final report)"), seen);  // the table, as far as it got
+    for (int pid : nodes)
+      CHECK_MESSAGE(::kill(pid, 0) != 0, "node process " << pid << " outlived its launcher");
+    CHECK_MESSAGE(!std::filesystem::exists(folder), folder << " was left behind");
+  }
+}
+
+TEST_CASE("riomesh: arguments are checked before any network activity, usage errors exit 2") {
+  struct bad {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  // 127.0.0.1:1: nobody listens; a check made only after dialing would be
+  // a "does not answer" (exit 1) after seconds, not a usage error.
+  std::vector<bad> cases = {
+      {{"ping", "x", "--at", "127.0.0.1:1", "--count", "abc"},
+       "--count abc: expected a whole number from 1 to 1000000"},
+      {{"ping", "x", "--at", "127.0.0.1:1", "--count", "-3"}, "--count -3: expected a whole"},
+      {{"ping", "x", "--at", "127.0.0.1:1", "--count", "0"}, "--count 0: out of range"},
+      {{"ping", "x", "--at", "127.0.0.1:1", "--interval", "0"},
+       "--interval 0: must be longer than 0"},
+      {{"stat", "x", "--at", "127.0.0.1:1", "--interval", "-1s"},
+       "--interval -1s: a negative duration"},
+      {{"stat", "x", "--at", "127.0.0.1:1", "--count", "2"}, "--count goes with --watch"},
+      {{"ping", "x", "--at", "127.0.0.1:1", "--fabric", "rdma"},
+       "--fabric: node.fabric: 'rdma' is not one of auto, verbs, tcp"},
+      {{"ping", "x", "--at", "127.0.0.1:1", "--log-level", "loud"}, "--log-level: logging.level"},
+      {{"ping", "x", "--at", "nowhere"}, "--at nowhere: "},
+      {{"ping", "x", "--at", "127.0.0.1:1", "--secret-file", "/nonexistent/secret"},
+       "--secret-file /nonexistent/secret: cannot read it: No such file or directory"},
+      {{"ping", "x"}, "say where NODE is"},
+      {{"ping"}, "name one node"},
+      {{"ls", "x", "--bogus"}, "unknown option '--bogus'"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv{cli()};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    std::string out;
+    auto start = std::chrono::steady_clock::now();
+    CHECK_MESSAGE(run(argv, out) == 2, out);
+    CHECK_MESSAGE(has(out, c.says), out);
+    CHECK(std::chrono::steady_clock::now() - start < 2s);
+  }
+}
+
+TEST_CASE("every program and subcommand has --help and --version") {
+  std::vector<std::vector<std::string>> programs = {{cli()},
+                                                    {cli(), "config"},
+                                                    {cli(), "keygen"},
+                                                    {cli(), "ping"},
+                                                    {cli(), "stat"},
+                                                    {cli(), "ls"},
+                                                    {cli(), "devices"},
+                                                    {node()},
+                                                    {bin + "/examples/pubsub/pubsub-cluster"}};
+  for (const auto& p : programs) {
+    for (const char* flag : {"--help", "--version"}) {
+      auto argv = p;
+      argv.push_back(flag);
+      std::string out;
+      CAPTURE(argv.size() > 1 ? argv[1] : argv[0]);
+      CAPTURE(flag);
+      CHECK(run(argv, out) == 0);
+      CHECK_MESSAGE(has(out, std::string{flag} == "--help" ? "usage: " : "riomesh 0."), out);
+    }
+  }
+}
+
+TEST_CASE("riomesh config check and riomesh-node --check agree, word for word") {
+  auto path = "/tmp/riomesh-check-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(path) << "node:\n  name: n\n  listen: 127.0.0.1:0\n"
+                         "channel:\n  keepalive: -1s\n"
+                         "actors:\n"
+                         "  - {type: pubsub.publisher, name: p, params: {size: huge}}\n"
+                         "  - {type: pubsub.subscribr, name: s, params: {broker: b}}\n";
+  std::string by_cli, by_node;
+  CHECK(run({cli(), "config", "check", path}, by_cli) == 1);
+  CHECK(run({node(), "--config", path, "--check"}, by_node) == 1);
+  CHECK(by_cli == by_node);
+  CHECK_MESSAGE(has(by_cli, path + ":5:14: channel.keepalive: -1s is negative"), by_cli);
+  CHECK(has(by_cli, "unknown type 'pubsub.subscribr'; did you mean 'pubsub.subscriber'?"));
+  CHECK(has(by_cli, "params.size: 'huge' is not a size"));
+  CHECK(has(by_cli, path + ": 4 problems; the node would not start"));
+  // In line order: the channel's line 5 before the actors' lines 7 and 8.
+  CHECK(by_cli.find("keepalive") < by_cli.find("'huge'"));
+  CHECK(by_cli.find("'huge'") < by_cli.find("subscribr"));
+  ::unlink(path.c_str());
 }

@@ -12,13 +12,13 @@ TEST_CASE("unknown keys and sections suggest the closest valid one") {
   CHECK(problem(minimal + "chanel:\n  sq_size: 16\n") ==
         "node.yaml:4:1: unknown section 'chanel'; did you mean 'channel'?");
   CHECK(problem(minimal + "runtime:\n  colour: red\n") ==
-        "node.yaml:5:3: runtime: unknown key 'colour' (valid: threads, policy)");
+        "node.yaml:5:3: runtime: unknown key 'colour' (valid: threads, policy, io_handler_limit)");
   auto misspelt =
       problems(minimal + "cluster:\n  peers:\n    - {name: a, adress: '127.0.0.1:1'}\n");
   REQUIRE(misspelt.size() == 2);
-  CHECK(misspelt[0] ==
+  CHECK(misspelt[0] == "node.yaml:6:7: cluster.peers[0]: missing required key 'address'");
+  CHECK(misspelt[1] ==
         "node.yaml:6:17: cluster.peers[0]: unknown key 'adress'; did you mean 'address'?");
-  CHECK(misspelt[1] == "node.yaml:6:7: cluster.peers[0]: missing required key 'address'");
 }
 
 TEST_CASE("wrong types name what was expected and what was found") {
@@ -145,4 +145,44 @@ TEST_CASE("all problems of a file are reported at once, in file order") {
   CHECK(all[2] ==
         "node.yaml:8:10: logging.level: 'loud' is not one of trace, debug, info, warn, error, "
         "off");
+}
+
+TEST_CASE("checks across keys run beside problems of single keys, and leave out failed ones") {
+  auto all = problems(
+      "cluster:\n  peers:\n    - {name: n1, address: '127.0.0.1:2'}\n"
+      "    - {name: b, adress: x}\n    - {name: n1, address: '127.0.0.1:3'}\n"
+      "node:\n  name: n1\n  listen: 127.0.0.1:1\n"
+      "channel:\n  keepalive: soon\n  sq_size: 1\n");
+  REQUIRE(all.size() == 7);
+  // In line order, whatever check found them.
+  CHECK(all[0] == "node.yaml:3:14: cluster.peers[0].name: 'n1' is this node's own name");
+  CHECK(all[1] == "node.yaml:4:7: cluster.peers[1]: missing required key 'address'");
+  CHECK(all[2].find("node.yaml:4:17: cluster.peers[1]: unknown key 'adress'") == 0);
+  CHECK(all[3] == "node.yaml:5:14: cluster.peers[2].name: 'n1' is this node's own name");
+  CHECK(all[4] ==
+        "node.yaml:5:14: cluster.peers[2].name: duplicate peer name 'n1' (first at "
+        "node.yaml:3:14)");
+  CHECK(all[5].find("node.yaml:10:14: channel.keepalive: 'soon' is not a duration") == 0);
+  CHECK(all[6] == "node.yaml:11:12: channel.sq_size: 1 is out of range (16 .. 65534)");
+  // keepalive could not be read: no "peer_timeout must be longer" about its default.
+}
+
+TEST_CASE("negative durations and sizes are named as such") {
+  CHECK(problem(minimal + "channel:\n  keepalive: -1s\n") ==
+        "node.yaml:5:14: channel.keepalive: -1s is negative: a duration is 0 or more");
+  CHECK(problem(minimal + "channel:\n  arena: -4MiB\n") ==
+        "node.yaml:5:10: channel.arena: -4MiB is negative: a size is 0 or more");
+}
+
+TEST_CASE("YAML indentation errors get a hint") {
+  CHECK(problem("node:\n  name: n1\n   listen: 127.0.0.1:1\n") ==
+        "node.yaml:3:10: YAML syntax error: illegal map value (check the indentation of this "
+        "line and the one before it: the keys of one mapping start in the same column, "
+        "indented with spaces, never tabs)");
+  CHECK(problem(minimal + "channel:\n  sq_size: 16\n\tarena: 1MiB\n") ==
+        "node.yaml:6:1: YAML syntax error: illegal tab when looking for indentation (indent "
+        "with spaces: YAML does not allow tabs there)");
+  CHECK(problem(minimal + "channel:\nsq_size: 16\n") ==
+        "node.yaml:5:1: unknown section 'sq_size'; 'sq_size' is a key of section 'channel': "
+        "indent it under 'channel:'");
 }

@@ -68,14 +68,15 @@ TEST_CASE("keys: node.key_file, cluster.keys and cluster.keyring_file load, with
   auto bad = test::problems(test::minimal + "cluster:\n  keyring_file: " + ring +
                             "\n  keys:\n    node-b: " + openssl_public_der + "\n");
   REQUIRE(bad.size() == 4);
-  CHECK(bad[0] == ring +
+  // The file's own problems in line order, then those of the files it names.
+  CHECK(bad[0] == "node.yaml:7:13: cluster.keys: node 'node-b' is listed twice");
+  CHECK(bad[1] == ring +
                       ":4:1: keyring: the key of node 'node-c' is not an Ed25519 public key "
                       "(3 bytes; expected 32, or the 44 of its DER form)");
-  CHECK(bad[1] == ring + ":5:1: keyring: expected 'NAME BASE64-KEY' on the line");
-  CHECK(bad[2] == ring +
+  CHECK(bad[2] == ring + ":5:1: keyring: expected 'NAME BASE64-KEY' on the line");
+  CHECK(bad[3] == ring +
                       ":6:1: keyring: 'bad!name' is not a valid name: 1 to 64 letters, "
                       "digits, '-', '_' or '.', starting with a letter or digit");
-  CHECK(bad[3] == "node.yaml:7:13: cluster.keys: node 'node-b' is listed twice");
   CHECK(test::problem(test::minimal + "  key_file: /nonexistent.key\n") ==
         "node.yaml:4:13: node.key_file: cannot read key file '/nonexistent.key': No such file or "
         "directory");

@@ -57,8 +57,9 @@ TEST_CASE("environment overrides, and the command line winning over them") {
   CHECK(s.logging.level == config::log_level::warn);
 }
 
-TEST_CASE("overrides are not applied to a file that is already broken") {
+TEST_CASE("a broken file and a bad override are reported together, the file's first") {
   auto all = test::problems("node:\n  name: n1\n", cli(nullptr, "rdma", nullptr));
-  REQUIRE(all.size() == 1);
+  REQUIRE(all.size() == 2);
   CHECK(all[0] == "node.yaml:1:1: node: missing required key 'listen'");
+  CHECK(all[1] == "--fabric: node.fabric: 'rdma' is not one of auto, verbs, tcp");
 }

@@ -1,5 +1,7 @@
 #include "keygen_command.hpp"
 
+#include "arguments.hpp"
+
 #include <riomesh/actors/handshake/node_key.hpp>
 #include <riomesh/config/key_text.hpp>
 #include <riomesh/config/text.hpp>
@@ -20,16 +22,12 @@ const char* const keygen_usage =
     "                                 nodes' cluster.keyring_file\n";
 
 int keygen_command(const config::command_line& cmd) {
-  if (cmd.positional.size() != 2) {
-    std::cerr << "riomesh keygen: name one node\n" << keygen_usage;
-    return 2;
-  }
+  if (cmd.positional.size() != 2)
+    throw usage_error("name one node");
   const auto& name = cmd.positional[1];
-  if (!config::is_node_name(name)) {
-    std::cerr << "riomesh keygen: '" << config::printable(name)
-              << "' is not a valid node name: " << config::node_name_rule << "\n";
-    return 2;
-  }
+  if (!config::is_node_name(name))
+    throw usage_error("'" + config::printable(name) +
+                      "' is not a valid node name: " + config::node_name_rule);
   auto path = cmd.has("--out") ? cmd.get("--out") : name + ".key";
   auto key = actors::node_key::generate();
   auto pem = config::private_key_pem(key.seed());

@@ -7,14 +7,19 @@
 #include "summary.hpp"
 
 #include <riomesh/config/diagnostic.hpp>
+#include <riomesh/version.hpp>
 
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -43,7 +48,9 @@ const char* const usage =
     "  --timeout SECONDS       fail if the run takes longer (default 300)\n"
     "  --expect ACTOR:EVENT[,...]  fail unless ACTOR reported EVENT (e.g. sub-1:broker_lost);\n"
     "                          ACTOR:!EVENT fails if it did\n"
-    "  --quiet                 no progress lines\n";
+    "  --quiet                 no progress lines\n"
+    "  --help, --version\n"
+    "SIGINT or SIGTERM ends a run: its nodes are stopped, the table so far printed.\n";
 
 struct options {
   cluster_options cluster;
@@ -145,6 +152,36 @@ std::map<std::string, std::string> sets_by_node(const std::string& sets,
   return out;
 }
 
+// SIGINT, SIGTERM or SIGHUP to the launcher: the run ends as a failed one
+// does (its nodes stopped, the table so far, the run folder removed).
+volatile std::sig_atomic_t stop_signal = 0;
+
+void on_stop_signal(int sig) {
+  stop_signal = sig;
+}
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    ::sigaction(sig, &sa, nullptr);
+}
+
+const char* signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+// The run folder and what the run wrote there, whatever way the run ends.
+struct run_folder {
+  std::string path;
+  ~run_folder() {
+    std::error_code ignored;
+    if (!path.empty())
+      std::filesystem::remove_all(path, ignored);
+  }
+};
+
 struct run_state {
   std::vector<std::unique_ptr<node_process>> nodes;
   scoreboard board;
@@ -200,9 +237,13 @@ void stop_all(run_state& r, double limit) {
 }
 
 int run(const options& o) {
-  char dir_template[] = "/tmp/pubsub-cluster.XXXXXX";
+  std::string dir_template = std::filesystem::temp_directory_path() / "pubsub-cluster.XXXXXX";
   auto cluster = o.cluster;
-  cluster.run_dir = ::mkdtemp(dir_template);
+  if (!::mkdtemp(dir_template.data()))
+    throw std::runtime_error("cannot make a run folder " + dir_template + ": " +
+                             std::strerror(errno));
+  run_folder folder{dir_template};
+  cluster.run_dir = folder.path;
   std::unique_ptr<netns_fabric> fabric;
   if (cluster.netns)
     fabric = std::make_unique<netns_fabric>(cluster.files.size());
@@ -268,6 +309,9 @@ int run(const options& o) {
         drain_output(r);
         r.problems.push_back("node " + n->name() + " ended early: " + n->how_ended());
       }
+    if (stop_signal)
+      r.problems.push_back(std::string{"interrupted by "} + signal_name(stop_signal) +
+                           ": the table shows the run so far");
     if (!r.problems.empty())
       break;
     if (seconds() > o.timeout) {
@@ -299,12 +343,25 @@ int run(const options& o) {
   if (found.empty())
     std::cout << "OK: every subscriber got every sample intact and in order; every node "
                  "stopped cleanly\n";
+  if (stop_signal)
+    return 128 + stop_signal;
   return found.empty() ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << usage;
+      return 0;
+    }
+    if (a == "--version") {
+      std::cout << "pubsub-cluster (riomesh " << riomesh::version << ")\n";
+      return 0;
+    }
+  }
   options o;
   try {
     o = parse(argc, argv);
@@ -313,6 +370,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   ::signal(SIGPIPE, SIG_IGN);
+  catch_stop_signals();
   if (o.cluster.netns && ::geteuid() != 0) {
     std::cout << "pubsub-cluster: skipped: --netns needs root\n";
     return 77;  // ctest's "skipped"

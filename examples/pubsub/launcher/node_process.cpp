@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,10 +35,16 @@ void node_process::start() {
   for (auto& a : argv_)
     args.push_back(a.data());
   args.push_back(nullptr);
+  auto launcher = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0)
     throw std::runtime_error(std::string{"fork: "} + std::strerror(errno));
   if (pid_ == 0) {
+    // A launcher that dies without stopping its nodes (SIGKILL) still
+    // takes them with it.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != launcher)  // it died before that took effect
+      ::_exit(1);
     ::dup2(pipe_fds[1], 1);
     ::dup2(pipe_fds[1], 2);
     ::execvp(args[0], args.data());

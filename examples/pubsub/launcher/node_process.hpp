@@ -25,6 +25,7 @@ class node_process {
   // "exit 0", "exit 1", "killed by signal 9"
   std::string how_ended() const;
   int exit_code() const { return code_; }
+  int pid() const { return pid_; }
   const std::string& name() const { return name_; }
   int restarts = 0;
 

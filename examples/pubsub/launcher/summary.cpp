@@ -99,9 +99,18 @@ void scoreboard::print_table(std::ostream& out) const {
   for (const auto& a : actors_) {
     if (a.role == "broker")
       continue;
-    if (!a.final) {
+    if (!a.final && !a.last_progress) {
       std::snprintf(line, sizeof line, "%-12s %-10s  (no result)\n", a.name.c_str(),
                     a.role.c_str());
+      out << line;
+      continue;
+    }
+    if (!a.final) {  // a run cut short: its last progress report
+      const auto& p = *a.last_progress;
+      auto count = a.role == "publisher" ? p.get("acked") : p.get("messages");
+      std::snprintf(line, sizeof line, "%-12s %-10s %9s %10s %10s  (so far: no final report)\n",
+                    a.name.c_str(), a.role.c_str(), or_dash(count).c_str(), "-",
+                    or_dash(p.get("rate_mps")).c_str());
       out << line;
       continue;
     }

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace riomesh::config {
 
@@ -16,5 +17,9 @@ inline constexpr const char* node_name_rule =
 // peer's string printed this way cannot end a log line, forge another, or
 // send escape sequences to a terminal.
 std::string printable(std::string_view text);
+
+// "Did you mean": the candidate closest to `word` by edit distance, if it
+// is close enough to be a likely typo; empty otherwise.
+std::string closest(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace riomesh::config
