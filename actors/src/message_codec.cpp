@@ -104,13 +104,13 @@ caf::error load_buffer(caf::deserializer& f, buffer& x) {
 }  // namespace detail
 
 bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t eager_threshold,
-                    encoded_message& out, std::string& error) {
+                    encoded_message& out, std::string& error, caf::execution_unit* context) {
   detail::codec_context ctx;
   ctx.threshold = eager_threshold;
   ctx.placed_out = &out.placed;
   detail::scope s(&ctx);
   std::vector<char> bytes;
-  caf::binary_serializer sink{sys, bytes};
+  caf::binary_serializer sink{context ? context : sys.dummy_execution_unit(), bytes};
   // msg.save, not sink(msg): the latter drops the error of an unregistered
   // type and writes nothing (caf-0.17.md §4).
   if (auto err = msg.save(sink)) {
@@ -125,14 +125,16 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
 
 bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
                     std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
-                    caf::message& out, std::string& error, std::uint64_t* copied) {
+                    caf::message& out, std::string& error, std::uint64_t* copied,
+                    caf::execution_unit* context) {
   detail::codec_context ctx;
   ctx.placed_count = placed_count;
   ctx.placed_in = &placed;
   ctx.used.assign(placed_count, false);
   ctx.body_size = size;
   detail::scope s(&ctx);
-  caf::binary_deserializer source{sys, reinterpret_cast<const char*>(body), size};
+  caf::binary_deserializer source{context ? context : sys.dummy_execution_unit(),
+                                  reinterpret_cast<const char*>(body), size};
   caf::message m;
   if (auto err = m.load(source)) {
     error = "cannot decode the message: " + sys.render(err);

@@ -70,6 +70,10 @@ caf::behavior admin(caf::event_based_actor* self, caf::actor directory,
   return {
       [=](ping_atom) { return facts.front().second; },
       [=](list_atom) { return published(); },
+      [=](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<std::string> {
+        self->delegate(directory, dial_atom::value, host, port);
+        return caf::delegated<std::string>{};
+      },
       [=](resolve_atom, const std::string& node, const std::string& name,
           std::chrono::milliseconds timeout) -> caf::result<caf::strong_actor_ptr, std::string> {
         self->delegate(directory, resolve_atom::value, node, name, timeout);

@@ -15,6 +15,7 @@
 #include <riomesh/log.hpp>
 
 #include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 #include <caf/scoped_actor.hpp>
 
@@ -31,6 +32,11 @@ std::unique_ptr<caf::actor_system_config> make_config(const config::settings& s,
                                                       const runtime::configure_fn& configure) {
   auto cfg = std::make_unique<caf::actor_system_config>();
   actors::apply(s.runtime, *cfg);
+  // CAF 0.17 gives an actor system a node id (what actor handles carry, so
+  // that one node's actor 7 is never taken for another's) only with its
+  // middleman loaded. It stays idle: no multiplexer thread, no port.
+  cfg->load<caf::io::middleman>();
+  cfg->set("middleman.manual-multiplexing", true);
   cfg->add_error_category(error_category(), render_error);
   cfg->add_message_type<buffer>("riomesh::buffer");
   cfg->add_message_type<stat_report>("riomesh::stat_report");
@@ -116,7 +122,14 @@ struct runtime::impl {
     if (!l)
       throw std::runtime_error("node '" + settings.node.name + "': " + error);
     port = l->port();
-    x = actors::exchange::make(system, {settings.node.name, settings.channel.eager_threshold});
+    actors::exchange_params xp;
+    xp.node_name = settings.node.name;
+    xp.eager_threshold = settings.channel.eager_threshold;
+    xp.listen = {settings.node.listen.host, port};
+    x = actors::exchange::make(system, xp);
+    // Peers learn who this node is (what its actor handles carry) and where
+    // it listens from its session terms.
+    params.node.connection.identity = x->identity();
     if (settings.runtime.io_handler_limit.count() > 0) {
       actors::io_executor_limits limits;
       limits.heavy = settings.runtime.io_handler_limit;
@@ -181,6 +194,16 @@ runtime::runtime(config::settings settings, configure_fn configure)
 runtime runtime::from_file(const std::string& path, const config::overrides& extra,
                            configure_fn configure) {
   return runtime{config::load_file(path, extra), std::move(configure)};
+}
+
+caf::expected<std::string> runtime::connect(const config::endpoint& where,
+                                            std::chrono::milliseconds timeout) {
+  caf::scoped_actor self{impl_->system};
+  caf::expected<std::string> out{std::string{}};
+  self->request(impl_->directory, timeout, dial_atom::value, where.host, where.port)
+      .receive([&](std::string& name) { out = std::move(name); },
+               [&](caf::error& e) { out = std::move(e); });
+  return out;
 }
 
 runtime::runtime(runtime&&) noexcept = default;

@@ -247,8 +247,11 @@ TEST_CASE("link: a silent peer is lost within peer_timeout + 1 s") {
   auto ra = std::make_shared<recorder>();
   auto a = std::make_shared<actors::link>(1, mine, params("node-a", "k", true), loop, ra);
   loop.adopt(a);
-  session_setup setup(theirs, handshake("node-b", "k", random_nonce()), {1 << 20, 1 << 16, 32},
-                      false);
+  session_terms terms;
+  terms.arena_size = 1 << 20;
+  terms.max_body = 1 << 16;
+  terms.max_buffers = 32;
+  session_setup setup(theirs, handshake("node-b", "k", random_nonce()), terms, false);
   auto end = std::chrono::steady_clock::now() + 10s;
   while (!setup.established() && !setup.failed() && std::chrono::steady_clock::now() < end) {
     theirs.progress();

@@ -58,7 +58,9 @@ struct fixture {
     std::shared_ptr<channels::listener> l = channels::listen(p.listen, p.channel, error);
     REQUIRE_MESSAGE(l, error);
     node_ref n;
-    n.x = exchange::make(*sys, {p.connection.node_name, 16 * 1024});
+    exchange_params xp;
+    xp.node_name = p.connection.node_name;
+    n.x = exchange::make(*sys, xp);
     n.node = spawn_node(*sys, loop, n.x, p, owner, std::move(l));
     n.x->set_node(n.node);
     n.x->set_directory(owner);
@@ -191,7 +193,8 @@ TEST_CASE_FIXTURE(fixture, "nodes: two nodes that dial each other keep one conne
 }
 
 TEST_CASE_FIXTURE(fixture, "exchange: proxies of a peer's actors are bounded per peer") {
-  exchange_params p{"node-a", 16 * 1024};
+  exchange_params p;
+  p.node_name = "node-a";
   p.max_proxies_per_peer = 2;
   auto x = exchange::make(*sys, p);
   auto one = x->proxy_for("node-b", 1);

@@ -16,7 +16,11 @@ using namespace riomesh::channels;
 namespace {
 
 session_terms terms(std::uint64_t arena) {
-  return {arena, 1u << 16, 32};
+  session_terms t;
+  t.arena_size = arena;
+  t.max_body = 1u << 16;
+  t.max_buffers = 32;
+  return t;
 }
 
 // Drives both until each is established or failed, or 10 s pass.
@@ -71,6 +75,41 @@ TEST_CASE("setup: the same secret, then the terms, then envelopes on the same st
   REQUIRE(got.size() == 1);
   CHECK(got[0].env.body == std::vector<unsigned char>{1, 2, 3});
   CHECK(std::string(reinterpret_cast<const char*>(got[0].placed[0].data()), 12) == "placed bytes");
+}
+
+TEST_CASE("setup: each side learns the other's identity: node id and where it listens") {
+  test::linked_channels p;
+  auto ta = terms(1 << 20), tb = terms(1 << 20);
+  ta.identity.process_id = 4711;
+  ta.identity.host_id.fill(0xab);
+  ta.identity.listen_host = "10.1.2.3";
+  ta.identity.listen_port = 7481;
+  tb.identity.process_id = 42;
+  tb.identity.host_id.fill(0xcd);
+  tb.identity.listen_port = 7482;  // no host: the address its connection comes from
+  session_setup a(*p.a, handshake("node-a", "k", random_nonce()), ta, false);
+  session_setup b(*p.b, handshake("node-b", "k", random_nonce()), tb, false);
+  setup(p, a, b);
+  REQUIRE_MESSAGE(a.established(), a.reason());
+  REQUIRE_MESSAGE(b.established(), b.reason());
+  const auto& of_a = b.peer_terms().identity;
+  CHECK(of_a.process_id == 4711);
+  CHECK(of_a.host_id == ta.identity.host_id);
+  CHECK(of_a.listen_host == "10.1.2.3");
+  CHECK(of_a.listen_port == 7481);
+  const auto& of_b = a.peer_terms().identity;
+  CHECK(of_b.process_id == 42);
+  CHECK(of_b.host_id == tb.identity.host_id);
+  CHECK(of_b.listen_host.empty());
+  CHECK(of_b.listen_port == 7482);
+  // Terms without one still work: an identity is optional.
+  test::linked_channels q;
+  session_setup c(*q.a, handshake("node-c", "k", random_nonce()), terms(1 << 20), false);
+  session_setup d(*q.b, handshake("node-d", "k", random_nonce()), tb, false);
+  setup(q, c, d);
+  REQUIRE_MESSAGE(d.established(), d.reason());
+  CHECK_FALSE(d.peer_terms().identity.valid());
+  CHECK(c.peer_terms().identity.process_id == 42);
 }
 
 TEST_CASE("setup: a wrong secret is refused on both sides, before any terms") {

@@ -37,9 +37,12 @@ liar::liar(const std::string& name, const config::endpoint& to, const config::se
   if (!with_session)
     return;
   // Terms a node would offer; the victim maps its arena for us on seeing them.
-  actors::session_setup setup(*ch_,
-                              actors::handshake(name, credentials_of(like), actors::random_nonce()),
-                              {1 << 20, 1 << 20, 256}, false);
+  actors::session_terms terms;
+  terms.arena_size = 1 << 20;
+  terms.max_body = 1 << 20;
+  terms.max_buffers = 256;
+  actors::session_setup setup(
+      *ch_, actors::handshake(name, credentials_of(like), actors::random_nonce()), terms, false);
   auto deadline = clock_type::now() + 10s;
   while (!setup.established()) {
     if (setup.failed())

@@ -133,6 +133,9 @@ config::settings node_settings(const std::string& name,
 
 void add_test_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<blob>("test::blob");
+  cfg.add_message_type<to_whom>("test::to_whom");
+  cfg.add_message_type<to_address>("test::to_address");
+  cfg.add_message_type<to_calc>("test::to_calc");
 }
 
 std::unique_ptr<runtime> start_node(const config::settings& s) {

@@ -34,6 +34,26 @@ typename Inspector::result_type inspect(Inspector& f, blob& x) {
   return f(caf::meta::type_name("test::blob"), x.seq, x.data);
 }
 
+// Actor handles inside messages (handles_test.cpp): a text for whoever
+// the handle names, the handle as each kind CAF has.
+struct to_whom {
+  std::string text;
+  caf::actor who;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, to_whom& x) {
+  return f(caf::meta::type_name("test::to_whom"), x.text, x.who);
+}
+struct to_address {
+  std::string text;
+  caf::actor_addr who;
+  caf::weak_actor_ptr weak;  // the same actor, weakly
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, to_address& x) {
+  return f(caf::meta::type_name("test::to_address"), x.text, x.who, x.weak);
+}
+
 using sum_atom = caf::atom_constant<caf::atom("t_sum")>;
 using echo_atom = caf::atom_constant<caf::atom("t_echo")>;
 using count_atom = caf::atom_constant<caf::atom("t_count")>;
@@ -41,6 +61,13 @@ using add_atom = caf::atom_constant<caf::atom("t_add")>;
 
 // A typed calculator: the typed request / response tests.
 using calc_actor = caf::typed_actor<caf::replies_to<add_atom, int, int>::with<int>>;
+struct to_calc {  // a typed handle inside a message
+  calc_actor who;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, to_calc& x) {
+  return f(caf::meta::type_name("test::to_calc"), x.who);
+}
 calc_actor::behavior_type calc(calc_actor::pointer self);
 
 // Untyped: (sum_atom, buffer) -> checksum; (echo_atom, buffer) -> buffer;

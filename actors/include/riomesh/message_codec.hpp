@@ -24,14 +24,19 @@ struct encoded_message {
 };
 
 // False with `error` set (the message names the type that failed).
+// `context`: what CAF's serializer runs in; it decides how actor handles
+// are written (null: the system's own, which knows no other node).
 bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t eager_threshold,
-                    encoded_message& out, std::string& error);
+                    encoded_message& out, std::string& error,
+                    caf::execution_unit* context = nullptr);
 
 // `placed(i)` is the buffer for descriptor i < `placed_count`, a view of
 // where its bytes landed. `copied`, if given, gets the buffer bytes that
-// came inline (copied out of the body).
+// came inline (copied out of the body). `context` gives actor handles of
+// other nodes their proxies (its proxy registry).
 bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
                     std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
-                    caf::message& out, std::string& error, std::uint64_t* copied = nullptr);
+                    caf::message& out, std::string& error, std::uint64_t* copied = nullptr,
+                    caf::execution_unit* context = nullptr);
 
 }  // namespace riomesh

@@ -9,7 +9,10 @@ namespace {
 
 constexpr std::uint32_t terms_magic = 0x4d544d52;  // "RMTM"
 constexpr std::size_t terms_size = 32;
-constexpr std::uint16_t refused_flag = 1;
+constexpr std::uint16_t refused_flag = 1, identity_flag = 2;
+// The identity after its u16 length: pid, host id, port, host length, host.
+constexpr std::size_t identity_fixed = 4 + 20 + 2 + 1;
+constexpr std::size_t identity_max = identity_fixed + 255;
 
 }  // namespace
 
@@ -45,11 +48,22 @@ bool session_setup::flush() {
   return true;
 }
 
-void session_setup::on_terms(const unsigned char* p) {
+std::size_t session_setup::terms_length() const {
+  if (terms_in_.size() < terms_size)
+    return terms_size;
+  auto flags = wire::load_le<std::uint16_t>(terms_in_.data() + 6);
+  if (!(flags & identity_flag))
+    return terms_size;
+  if (terms_in_.size() < terms_size + 2)
+    return terms_size + 2;
+  return terms_size + 2 + wire::load_le<std::uint16_t>(terms_in_.data() + terms_size);
+}
+
+void session_setup::on_terms(const unsigned char* p, std::size_t n) {
   if (wire::load_le<std::uint32_t>(p) != terms_magic)
     return fail("no session terms after the handshake");
   auto flags = wire::load_le<std::uint16_t>(p + 6);
-  if (flags & ~refused_flag)
+  if (flags & ~(refused_flag | identity_flag))
     return fail("unknown session flags " + std::to_string(flags));
   if (flags & refused_flag) {
     if (claim_)  // only an acceptor refuses
@@ -64,17 +78,41 @@ void session_setup::on_terms(const unsigned char* p) {
   t.arena_size = wire::load_le<std::uint64_t>(p + 12);
   t.incarnation = wire::load_le<std::uint64_t>(p + 20);
   t.silence_limit_ms = wire::load_le<std::uint32_t>(p + 28);
+  if (flags & identity_flag) {
+    const unsigned char* id = p + terms_size + 2;
+    std::size_t length = n - terms_size - 2;
+    if (length < identity_fixed || id[identity_fixed - 1] != length - identity_fixed)
+      return fail("an identity of " + std::to_string(length) + " bytes in its session terms");
+    t.identity.process_id = wire::load_le<std::uint32_t>(id);
+    std::copy_n(id + 4, 20, t.identity.host_id.begin());
+    t.identity.listen_port = wire::load_le<std::uint16_t>(id + 24);
+    t.identity.listen_host.assign(id + identity_fixed, id + length);
+    if (!t.identity.valid())
+      return fail("an identity with no host id in its session terms");
+  }
   peer_terms_ = t;
 }
 
 void session_setup::send_terms(bool refused) {
+  bool identity = mine_.identity.valid() && !refused;
   wire::append_le<std::uint32_t>(out_, terms_magic);
   wire::append_le<std::uint16_t>(out_, mine_.max_buffers);
-  wire::append_le<std::uint16_t>(out_, refused ? refused_flag : 0);
+  wire::append_le<std::uint16_t>(out_, static_cast<std::uint16_t>((refused ? refused_flag : 0) |
+                                                                  (identity ? identity_flag : 0)));
   wire::append_le<std::uint32_t>(out_, mine_.max_body);
   wire::append_le<std::uint64_t>(out_, mine_.arena_size);
   wire::append_le<std::uint64_t>(out_, mine_.incarnation);
   wire::append_le<std::uint32_t>(out_, mine_.silence_limit_ms);
+  if (identity) {
+    const auto& id = mine_.identity;
+    auto host = id.listen_host.substr(0, 255);
+    wire::append_le<std::uint16_t>(out_, static_cast<std::uint16_t>(identity_fixed + host.size()));
+    wire::append_le<std::uint32_t>(out_, id.process_id);
+    out_.insert(out_.end(), id.host_id.begin(), id.host_id.end());
+    wire::append_le<std::uint16_t>(out_, id.listen_port);
+    out_.push_back(static_cast<unsigned char>(host.size()));
+    out_.insert(out_.end(), host.begin(), host.end());
+  }
   terms_sent_ = true;
 }
 
@@ -106,7 +144,11 @@ bool session_setup::pump() {
       auto more = hs_.take_output();  // the proof, once the peer's hello is in
       out_.insert(out_.end(), more.begin(), more.end());
     } else {
-      used = std::min(n, terms_size - terms_in_.size());
+      if (terms_length() > terms_size + 2 + identity_max) {
+        fail("session terms of " + std::to_string(terms_length()) + " bytes");
+        return true;
+      }
+      used = std::min(n, terms_length() - terms_in_.size());
       terms_in_.insert(terms_in_.end(), p, p + used);
     }
     if (p != &probe_)
@@ -116,8 +158,8 @@ bool session_setup::pump() {
       fail(hs_.reason());
       return true;
     }
-    if (terms_in_.size() == terms_size)
-      on_terms(terms_in_.data());
+    if (terms_in_.size() >= terms_size && terms_in_.size() == terms_length())
+      on_terms(terms_in_.data(), terms_in_.size());
   }
   if (failed())
     return true;

@@ -218,6 +218,12 @@ caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> 
   st.x->set_directory(caf::actor_cast<caf::actor>(self));
   self->set_exit_handler([=](caf::exit_msg&) { stop(self); });
   return {
+      [=](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<std::string> {
+        if (self->state.stopping)
+          return make_error(errc::stopped, "node '" + me(self) + "' is stopping");
+        self->delegate(self->state.node, dial_atom::value, host, port);
+        return caf::delegated<std::string>{};
+      },
       [=](publish_atom, const std::string& name, caf::strong_actor_ptr& who,
           std::string& interface) {
         return self->state.x->publish(name, who, std::move(interface));

@@ -26,6 +26,16 @@ const char* to_string(envelope_kind k) {
       return "piece";
     case envelope_kind::farewell:
       return "farewell";
+    case envelope_kind::watch:
+      return "watch";
+    case envelope_kind::link:
+      return "link";
+    case envelope_kind::unlink:
+      return "unlink";
+    case envelope_kind::node_query:
+      return "node query";
+    case envelope_kind::node_info:
+      return "node info";
   }
   return "unknown";
 }

@@ -10,7 +10,7 @@ namespace {
 
 bool known_kind(std::uint8_t k) {
   return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
-         k <= static_cast<std::uint8_t>(envelope_kind::farewell);
+         k <= static_cast<std::uint8_t>(envelope_kind::node_info);
 }
 
 }  // namespace
@@ -50,7 +50,9 @@ bool envelope_decoder::check_header() {
     return fail("a farewell carries no buffers and no body");
   if (current_.kind == envelope_kind::piece && (buffers_left_ != 1 || body_left_ != 12))
     return fail("a piece carries one buffer and a 12-byte body");
-  bool control = current_.kind >= envelope_kind::resolve && current_.kind <= envelope_kind::down;
+  bool control =
+      (current_.kind >= envelope_kind::resolve && current_.kind <= envelope_kind::down) ||
+      current_.kind >= envelope_kind::watch;
   if (control && buffers_left_ != 0)
     return fail(std::string{"a "} + to_string(current_.kind) + " carries no buffers");
   current_.buffers.reserve(buffers_left_);

@@ -21,7 +21,24 @@ exchange::exchange(caf::actor_system& sys, exchange_params p)
 std::shared_ptr<exchange> exchange::make(caf::actor_system& sys, exchange_params p) {
   auto x = std::make_shared<exchange>(sys, std::move(p));
   x->impl_->owner = x;
+  x->impl_->nodes.learn(x->impl_->params.node_name, x->identity(), x->impl_->params.listen);
   return x;
+}
+
+std::optional<std::string> exchange::node_at(const config::endpoint& at) const {
+  if (auto n = impl_->nodes.by_address(at))
+    return n->name;
+  return std::nullopt;
+}
+
+node_identity exchange::identity() const {
+  auto id = identity_of(impl_->sys.node());
+  const auto& at = impl_->params.listen;
+  // A wildcard address says nothing: peers use the one we connect from.
+  if (at.host != "0.0.0.0" && at.host != "::")
+    id.listen_host = at.host;
+  id.listen_port = at.port;
+  return id;
 }
 
 exchange::~exchange() = default;
@@ -40,11 +57,15 @@ void exchange::run_actors_on(io_loop& loop, const io_executor_limits& limits) {
 }
 
 void exchange::route(const std::string& peer, std::shared_ptr<link> l) {
-  std::lock_guard<std::mutex> guard(impl_->routes_lock);
-  if (l)
-    impl_->routes[peer] = std::move(l);
-  else
-    impl_->routes.erase(peer);
+  {
+    std::lock_guard<std::mutex> guard(impl_->routes_lock);
+    if (!l) {
+      impl_->routes.erase(peer);
+      return;
+    }
+    impl_->routes[peer] = l;
+  }
+  impl_->route_ready(peer, l);
 }
 
 std::shared_ptr<link> exchange::route_to(const std::string& peer) const {
@@ -184,18 +205,46 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
   } else {
     m.env.kind = envelope_kind::message;
   }
-  if (sender) {
+  // A sender of this node is told by its id, and kept for the peer; one
+  // of another node (a message passed on) would be taken for ours: it goes
+  // without (a request's answer still finds it, through this node).
+  if (sender && sender->node() == x.sys.node()) {
     m.env.sender = sender->id();
     x.export_sender(sender, peer);
+  } else if (sender && mid.is_request()) {
+    m.env.sender = relay_sender;
   }
-  auto l = route_to(peer);
-  if (!l)
-    return x.undeliverable(peer, wait, sender, mid, proxy, x.not_connected(peer));
   encoded_message enc;
   std::string error;
-  if (!encode_message(x.sys, what.move_content_to_message(), x.params.eager_threshold, enc, error))
+  if (!encode_message(x.sys, what.move_content_to_message(), x.params.eager_threshold, enc, error,
+                      &x.codec))
     return x.undeliverable(peer, wait, sender, mid, proxy,
                            make_error(errc::encode_failure, "to node '" + peer + "': " + error));
+  auto l = route_to(peer);
+  if (!l) {
+    // A node being dialed (learned from a handle): the message waits.
+    std::weak_ptr<impl> me = x.shared_self;
+    m.env.body = std::move(enc.body);
+    m.placed = std::move(enc.placed);
+    m.on_failure = [me, peer, wait, sender, mid, proxy](send_failure f, const std::string& why) {
+      if (auto y = me.lock())
+        y->undeliverable(peer, wait, sender, mid, proxy, make_error(errc_of(f), why));
+    };
+    bool waits = false;
+    {
+      std::lock_guard<std::mutex> guard(x.waiting_lock);
+      auto it = x.waiting_for_route.find(peer);
+      if (it != x.waiting_for_route.end() && it->second.size() < x.params.max_waiting) {
+        it->second.push_back(std::move(m));
+        waits = true;
+      }
+    }
+    if (waits) {
+      ++x.count.messages_out;
+      return;
+    }
+    return x.undeliverable(peer, wait, sender, mid, proxy, x.not_connected(peer));
+  }
   m.env.body = std::move(enc.body);
   m.placed = std::move(enc.placed);
   x.count.payload_copied_out += enc.copied;
@@ -301,31 +350,19 @@ caf::strong_actor_ptr exchange::proxy_for(const std::string& peer, std::uint64_t
   return impl_->proxy_for(peer, id);
 }
 
-caf::strong_actor_ptr exchange::impl::proxy_for(const std::string& peer, std::uint64_t id) {
-  std::lock_guard<std::mutex> guard(tables_lock);
-  auto it = proxies.find({peer, id});
-  if (it != proxies.end())
-    return it->second;
-  auto& n = proxies_of[peer];
-  if (n >= params.max_proxies_per_peer)
-    return nullptr;
-  ++n;
-  return proxies[{peer, id}] = make_remote_proxy(sys, owner.lock(), peer, id);
-}
-
-void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why) {
-  caf::strong_actor_ptr p;
-  {
-    std::lock_guard<std::mutex> guard(tables_lock);
-    auto it = proxies.find({peer, id});
-    if (it == proxies.end())
-      return;
-    p = std::move(it->second);
-    proxies.erase(it);
-    --proxies_of[peer];
-  }
-  if (p)
-    static_cast<remote_proxy*>(caf::actor_cast<caf::abstract_actor*>(p))->kill_proxy(nullptr, why);
+void exchange::tell_link(const std::string& peer, std::uint64_t remote_id,
+                         const caf::strong_actor_ptr& linker, bool establish) {
+  auto& x = *impl_;
+  if (!linker || linker->node() != x.sys.node())
+    return;  // only this node's actors link through a proxy of ours
+  outbound_message m;
+  m.env.kind = establish ? envelope_kind::link : envelope_kind::unlink;
+  m.env.receiver = remote_id;
+  m.env.sender = linker->id();
+  // Called with both actors locked (CAF links in a critical section):
+  // nothing here may lock an actor. The peer's proxy of `linker` asks us
+  // to watch it (make_proxy's watch), which exports it.
+  x.send_or_wait(peer, std::move(m));
 }
 
 void exchange::lose_peer(const std::string& peer, const caf::error& why) {
@@ -333,32 +370,45 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
   std::vector<caf::strong_actor_ptr> doomed;
   std::vector<request_wait> waits;
   std::vector<caf::strong_actor_ptr> released;  // let go of outside the lock
+  std::set<caf::node_id> nids;
+  {
+    std::lock_guard<std::mutex> guard(x.proxies_lock);
+    if (auto it = x.proxy_nodes.find(peer); it != x.proxy_nodes.end())
+      nids = std::move(it->second);
+    x.proxy_nodes.erase(peer);
+    x.proxies_of.erase(peer);
+  }
+  for (const auto& nid : nids)
+    for (auto& p : x.proxies.get_all(nid))
+      if (p)
+        doomed.push_back(std::move(p));
   {
     std::lock_guard<std::mutex> guard(x.tables_lock);
-    for (auto it = x.proxies.lower_bound({peer, 0});
-         it != x.proxies.end() && it->first.first == peer;) {
-      doomed.push_back(std::move(it->second));
-      it = x.proxies.erase(it);
-    }
-    x.proxies_of.erase(peer);
     waits = x.requests.take_all(peer);
     released = x.exports.forget_peer(peer);
     x.congested_peers.erase(peer);
   }
   for (auto& p : doomed)
-    if (p)
-      static_cast<remote_proxy*>(caf::actor_cast<caf::abstract_actor*>(p))
-          ->kill_proxy(nullptr, why);
+    x.proxies.erase(p->node(), p->id(), why);
   for (auto& w : waits)
     x.fail_request(w, why);
+  x.route_failed(peer, why);
 }
 
 void exchange::lose_all(const caf::error& why) {
   std::set<std::string> peers;
   {
+    std::lock_guard<std::mutex> guard(impl_->proxies_lock);
+    for (auto& [name, nids] : impl_->proxy_nodes)
+      peers.insert(name);
+  }
+  {
+    std::lock_guard<std::mutex> guard(impl_->waiting_lock);
+    for (auto& [name, waiting] : impl_->waiting_for_route)
+      peers.insert(name);
+  }
+  {
     std::lock_guard<std::mutex> guard(impl_->tables_lock);
-    for (auto& [key, p] : impl_->proxies)
-      peers.insert(key.first);
     for (auto& w : impl_->requests.take_all())
       impl_->fail_request(w, why);
   }
@@ -377,15 +427,23 @@ void exchange::drained(const std::string& peer) {
 }
 
 void exchange::clear() {
-  decltype(impl_->proxies) proxies;
   decltype(impl_->exports) exports;
   std::vector<request_wait> waits;
   {
     std::lock_guard<std::mutex> guard(impl_->tables_lock);
-    proxies.swap(impl_->proxies);
-    impl_->proxies_of.clear();
     std::swap(exports, impl_->exports);
     waits = impl_->requests.take_all();
+  }
+  // While the actor system runs: killing a proxy tells its monitors.
+  impl_->proxies.clear();
+  {
+    std::lock_guard<std::mutex> guard(impl_->proxies_lock);
+    impl_->proxies_of.clear();
+    impl_->proxy_nodes.clear();
+  }
+  {
+    std::lock_guard<std::mutex> guard(impl_->waiting_lock);
+    impl_->waiting_for_route.clear();
   }
   {
     std::lock_guard<std::mutex> guard(impl_->routes_lock);
@@ -408,8 +466,11 @@ std::vector<std::pair<std::string, std::string>> exchange::published_names() con
 }
 
 std::size_t exchange::proxies() const {
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
-  return impl_->proxies.size();
+  std::lock_guard<std::mutex> guard(impl_->proxies_lock);
+  std::size_t n = 0;
+  for (const auto& [peer, count] : impl_->proxies_of)
+    n += count;
+  return n;
 }
 
 directory_counters exchange::counters() const {
@@ -435,8 +496,8 @@ directory_counters exchange::counters() const {
     out.io_handed = e.handed;
     out.io_heavy = e.heavy;
   }
+  out.proxies = proxies();
   std::lock_guard<std::mutex> guard(impl_->tables_lock);
-  out.proxies = impl_->proxies.size();
   out.exported = impl_->exports.exported();
   out.published = impl_->exports.names().size();
   return out;

@@ -8,18 +8,22 @@
 #include <riomesh/actors/directory/export_table.hpp>
 #include <riomesh/actors/directory/pending_table.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/errc.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/actor_control_block.hpp>
 #include <caf/message_id.hpp>
+#include <caf/proxy_registry.hpp>
 #include <caf/weak_intrusive_ptr.hpp>
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
+#include <vector>
 
 namespace riomesh::actors {
 
@@ -30,8 +34,59 @@ struct request_wait {
   caf::strong_actor_ptr proxy;
 };
 
-struct exchange::impl {
-  impl(caf::actor_system& s, exchange_params p) : sys(s), params(std::move(p)) {}
+// The context CAF's serializers run in for the exchange: how an actor
+// handle in a message is written (with its node's id, the local actor
+// kept in CAF's registry) and read (a local actor, or the exchange's proxy
+// for a remote one: proxy_registry_ptr()).
+class codec_unit final : public caf::execution_unit {
+ public:
+  codec_unit(caf::actor_system& sys, caf::proxy_registry& proxies) : caf::execution_unit(&sys) {
+    proxy_registry_ptr(&proxies);
+  }
+  // Serialization never schedules; should anything, the workers run it.
+  void exec_later(caf::resumable* job) override;
+};
+
+// Messages from a link held back until its peer has said who the nodes of
+// the handles in them are (node_query): later ones wait behind them, so
+// the order holds.
+struct parked_link {
+  std::deque<inbound_message> waiting;
+  std::uint64_t query = 0;  // the node query asked, answered by node_info
+  std::vector<node_table::key> asked;
+};
+
+// The sender of a request this node passes on for an actor of a third
+// node: the peer answers it as it would any requester, and the answer
+// finds its way back here by the request id.
+constexpr std::uint64_t relay_sender = ~std::uint64_t{0};
+
+// CAF's node ids and riomesh's node identities (session_setup.hpp).
+node_identity identity_of(const caf::node_id& n);
+caf::node_id node_id_of(const node_identity& id);
+// For a peer that told no identity (a tool, not a node): one from its name.
+node_identity synthesized_identity(const std::string& name);
+
+// Around a decode on this thread: collects the nodes of handles that
+// make_proxy could not name (unknown: ask the sender; unresolvable: the
+// sender did not know them either).
+class decode_scope {
+ public:
+  decode_scope();
+  ~decode_scope();
+  decode_scope(const decode_scope&) = delete;
+  decode_scope& operator=(const decode_scope&) = delete;
+  std::vector<node_table::key> unknown() const;
+  std::string unresolvable() const;  // empty: none
+
+ private:
+  void* prev_;
+};
+
+struct exchange::impl : caf::proxy_registry::backend {
+  impl(caf::actor_system& s, exchange_params p)
+      : sys(s), params(std::move(p)), proxies(s, *this), codec(s, proxies) {}
+  ~impl() override;
 
   // ---- helpers (the callers hold no lock) ----
   void undeliverable(const std::string& peer, std::uint64_t wait,
@@ -44,6 +99,20 @@ struct exchange::impl {
   bool send_control(const std::string& peer, envelope&& e);
   caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);
   void kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why);
+  // exchange_handles.cpp: actor handles across nodes
+  caf::strong_actor_ptr make_proxy(caf::node_id nid, caf::actor_id aid) override;
+  void set_last_hop(caf::node_id*) override {}
+  caf::node_id node_id_of(const std::string& peer);
+  void learn_peer(link& l);
+  void watched(link& l, const envelope& in);
+  void linked(link& l, const envelope& in, bool establish);
+  void answer_node_query(link& l, const envelope& in);
+  void node_info(link& l, const envelope& in);
+  bool park(link& l, inbound_message& m, const std::vector<node_table::key>& unknown);
+  void deliver_parked(link& l);
+  void send_or_wait(const std::string& peer, outbound_message&& m);
+  void route_ready(const std::string& peer, const std::shared_ptr<link>& l);
+  void route_failed(const std::string& peer, const caf::error& why);
   // exchange_inbound.cpp
   void deliver(link& l, inbound_message& m);
   void complete(link& l, inbound_message& m);
@@ -62,12 +131,31 @@ struct exchange::impl {
   mutable std::mutex routes_lock;
   std::map<std::string, std::shared_ptr<link>> routes;
 
+  // Nodes by name and node id (node_table.hpp); this node's own first.
+  node_table nodes;
+  // Every proxy, by node id and actor id: CAF's registry, which its
+  // deserializer asks (through `codec`) for a handle from another node. It
+  // holds them strongly, so a remote actor keeps one identity here (one
+  // proxy, one address) until it exits or its node is lost.
+  caf::proxy_registry proxies;
+  codec_unit codec;
+  // Per peer, for the bound; and the node ids its proxies carry (a peer
+  // that restarted has had two).
+  std::mutex proxies_lock;
+  std::map<std::string, std::size_t> proxies_of;
+  std::map<std::string, std::set<caf::node_id>> proxy_nodes;
+  // Messages for nodes being dialed (learned from a handle, or dialed at
+  // run time), until their link is up; bounded by max_pending each.
+  std::mutex waiting_lock;
+  std::map<std::string, std::deque<outbound_message>> waiting_for_route;
+  // The I/O thread's own: links whose inbound waits for a node query, and
+  // nodes a peer asked of did not know.
+  std::map<std::uint64_t, parked_link> parked;
+  std::set<node_table::key> unresolvable_nodes;
+  std::uint64_t next_query = 1;
+
   mutable std::mutex tables_lock;
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
-  // Held strongly, so a remote actor keeps one identity here (one proxy,
-  // one address) until it exits or its node is lost.
-  std::map<std::pair<std::string, std::uint64_t>, caf::strong_actor_ptr> proxies;
-  std::map<std::string, std::size_t> proxies_of;  // per peer, for the bound
   pending_table<request_wait> requests;
   std::set<std::string> congested_peers;
   std::map<std::string, std::string> last_failure;  // why a peer's link ended

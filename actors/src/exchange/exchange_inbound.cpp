@@ -37,17 +37,33 @@ caf::error error_of(const std::string& peer, const std::vector<unsigned char>& b
   return make_error(known ? static_cast<errc>(code) : errc::decode_failure, text);
 }
 
-// The envelope's message, its buffers the views that arrived.
-bool decode_counted(exchange::impl& x, inbound_message& m, caf::message& msg, std::string& error) {
+enum class decoded { ok, failed, parked };
+
+// The envelope's message, its buffers the views that arrived, its actor
+// handles proxies (or our own actors). One with a handle of a node we do
+// not know waits for the peer to name that node (parked: `m` was taken).
+decoded decode_counted(exchange::impl& x, link& l, inbound_message& m, caf::message& msg,
+                       std::string& error) {
   std::uint64_t copied = 0;
   auto placed = [&m](std::size_t i) { return m.placed[i]; };
-  if (!decode_message(x.sys, m.env.body.data(), m.env.body.size(), m.placed.size(), placed, msg,
-                      error, &copied))
-    return false;
+  decode_scope handles;
+  bool ok = decode_message(x.sys, m.env.body.data(), m.env.body.size(), m.placed.size(), placed,
+                           msg, error, &copied, &x.codec);
+  if (auto unknown = handles.unknown(); !unknown.empty()) {
+    x.park(l, m, unknown);
+    return decoded::parked;
+  }
+  if (auto nodes = handles.unresolvable(); !nodes.empty()) {
+    error = "it holds actor handles of nodes that node '" + l.peer_name() +
+            "' could not name either (" + nodes + ")";
+    return decoded::failed;
+  }
+  if (!ok)
+    return decoded::failed;
   x.count.payload_copied_in += copied;
   for (auto& b : m.placed)
     x.count.bytes_placed_in += b.size();
-  return true;
+  return decoded::ok;
 }
 
 }  // namespace
@@ -82,12 +98,24 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
     std::lock_guard<std::mutex> guard(tables_lock);
     target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(env.receiver));
   }
-  if (!target)
-    return refuse(l, env, errc::actor_exited, "no such actor (it exited, or was never published)");
+  if (!target) {
+    // An actor whose handle this node wrote into a message: CAF keeps it.
+    if ((target = sys.registry().get(env.receiver)))
+      export_sender(target, peer);
+    else
+      return refuse(l, env, errc::actor_exited,
+                    "no such actor (it exited, or was never published)");
+  }
   caf::message msg;
   std::string error;
-  if (!decode_counted(*this, m, msg, error))
-    return refuse(l, env, errc::decode_failure, error);
+  switch (decode_counted(*this, l, m, msg, error)) {
+    case decoded::parked:
+      return;
+    case decoded::failed:
+      return refuse(l, env, errc::decode_failure, error);
+    case decoded::ok:
+      break;
+  }
   if (const char* kind = system_message_kind(msg)) {
     ++count.system_refused;
     return refuse(l, env, errc::refused,
@@ -110,6 +138,16 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
 
 void exchange::impl::complete(link& l, inbound_message& m) {
   const auto& peer = l.peer_name();
+  // Decoded first: a response naming a node we do not know waits (parked),
+  // and its requester with it.
+  caf::message msg;
+  std::string error;
+  auto outcome = decoded::ok;
+  if (m.env.kind != envelope_kind::error) {
+    outcome = decode_counted(*this, l, m, msg, error);
+    if (outcome == decoded::parked)
+      return;
+  }
   std::optional<request_wait> w;
   {
     std::lock_guard<std::mutex> guard(tables_lock);
@@ -125,9 +163,7 @@ void exchange::impl::complete(link& l, inbound_message& m) {
   ++count.responses_in;
   if (m.env.kind == envelope_kind::error)
     return fail_request(*w, error_of(peer, m.env.body));
-  caf::message msg;
-  std::string error;
-  if (!decode_counted(*this, m, msg, error)) {
+  if (outcome == decoded::failed) {
     ++count.bad_inbound;
     return fail_request(
         *w, make_error(errc::decode_failure, "response from node '" + peer + "': " + error));
@@ -155,6 +191,20 @@ void exchange::impl::answer_resolve(link& l, const envelope& in) {
 
 void exchange::inbound(link& l, inbound_message& m) {
   auto& x = *impl_;
+  // Behind a message that waits for a node query, all the link brings
+  // waits too (a down after it must not come first), but the answer.
+  if (auto p = x.parked.find(l.id());
+      p != x.parked.end() && m.env.kind != envelope_kind::node_info) {
+    if (p->second.waiting.size() >= x.params.max_waiting) {
+      logging::warn(x.params.node_name,
+                    "node '" + l.peer_name() + "' does not answer a node query: " +
+                        std::to_string(p->second.waiting.size()) + " messages wait for it");
+      return l.drop("it left a node query unanswered while " +
+                    std::to_string(p->second.waiting.size()) + " messages waited for it");
+    }
+    p->second.waiting.push_back(std::move(m));
+    return;
+  }
   switch (m.env.kind) {
     case envelope_kind::message:
     case envelope_kind::request:
@@ -175,6 +225,15 @@ void exchange::inbound(link& l, inbound_message& m) {
           make_error(errc::actor_exited, "actor " + std::to_string(m.env.sender) + " on node '" +
                                              l.peer_name() +
                                              "': " + config::printable(text_of(m.env.body))));
+    case envelope_kind::watch:
+      return x.watched(l, m.env);
+    case envelope_kind::link:
+    case envelope_kind::unlink:
+      return x.linked(l, m.env, m.env.kind == envelope_kind::link);
+    case envelope_kind::node_query:
+      return x.answer_node_query(l, m.env);
+    case envelope_kind::node_info:
+      return x.node_info(l, m.env);
     case envelope_kind::release:
     case envelope_kind::piece:
     case envelope_kind::farewell:
@@ -187,10 +246,14 @@ void exchange::established(link& l) {
   // answered right away (on this thread, even), before the node actor has
   // looked at the link. The node actor decides which link stays, and
   // routes that one.
+  impl_->learn_peer(l);
+  bool first = false;
   {
     std::lock_guard<std::mutex> guard(impl_->routes_lock);
-    impl_->routes.emplace(l.peer_name(), l.shared_from_this());
+    first = impl_->routes.emplace(l.peer_name(), l.shared_from_this()).second;
   }
+  if (first)  // what waited for a node being dialed goes now
+    impl_->route_ready(l.peer_name(), l.shared_from_this());
   impl_->tell(impl_->node, connected_atom::value, l.shared_from_this());
 }
 
@@ -209,6 +272,7 @@ void exchange::closed(link& l, const std::string& reason, bool stopped) {
     if (it != impl_->routes.end() && it->second.get() == &l)
       impl_->routes.erase(it);
   }
+  impl_->parked.erase(l.id());  // what waited on it goes with it
   impl_->tell(impl_->node, closed_atom::value, l.id(), reason, stopped);
 }
 

@@ -50,9 +50,12 @@ link::submitted link::submit(outbound_message&& m) {
 void link::start(clock::time_point now) {
   setup_deadline_ = now + params_.setup_limit;
   next_tick_ = now + params_.tick;
-  session_terms terms{params_.arena_size, params_.max_body, params_.max_buffers,
+  session_terms terms{params_.arena_size,
+                      params_.max_body,
+                      params_.max_buffers,
                       params_.incarnation,
-                      static_cast<std::uint32_t>(params_.peer_timeout.count())};
+                      static_cast<std::uint32_t>(params_.peer_timeout.count()),
+                      params_.identity};
   session_setup::claim_fn claim;
   if (params_.sessions) {
     ticket_ = params_.sessions->open();
@@ -189,8 +192,11 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
     arrived_ = core_->take_inbound();
     if (!arrived_.empty())
       if (auto e = events_.lock())
-        for (auto& m : arrived_)
+        for (auto& m : arrived_) {
           e->inbound(*this, m);
+          if (closed_)  // dropped for what it sent
+            return true;
+        }
     moved = moved || !arrived_.empty();
     if (draining_ && core_->idle() && ch_->drained() && outbox_.depth() == 0) {
       if (!farewell_) {

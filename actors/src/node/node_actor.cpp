@@ -34,6 +34,12 @@ struct node_state {
     bool dialed = false;
     bool up = false;
     std::uint64_t incarnation = 0;  // the peer's run, once up
+    std::uint64_t dial_key = 0;     // dialed by address (dial_atom): who waits
+  };
+  // A dial by address, of a node whose name it tells once connected.
+  struct address_dial {
+    config::endpoint to;
+    std::vector<caf::response_promise> waiting;
   };
   struct loss {
     std::string reason;
@@ -61,6 +67,7 @@ struct node_state {
   // Slow-path answers from the I/O thread, by key.
   std::uint64_t next_key = 1;
   std::map<std::uint64_t, caf::response_promise> waiting;
+  std::map<std::uint64_t, address_dial> address_dials;
 
   ~node_state() {
     if (listener)
@@ -94,7 +101,7 @@ connection_params connection_for(const node_params& p) {
 }
 
 void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::string& expected,
-           bool dialed) {
+           bool dialed, std::uint64_t dial_key = 0) {
   auto& st = self->state;
   auto params = connection_for(st.params);
   params.sessions = st.sessions;
@@ -103,7 +110,7 @@ void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::stri
   if (!dialed)
     st.admitting->accepted(id, host_of(ch->peer()));
   auto l = std::make_shared<link>(id, std::move(ch), params, *st.loop, st.x);
-  st.links[id] = node_state::entry{l, expected, dialed, false, 0};
+  st.links[id] = node_state::entry{l, expected, dialed, false, 0, dial_key};
   st.loop->adopt(std::move(l));
 }
 
@@ -156,6 +163,44 @@ void dial(caf::blocking_actor*, caf::actor node, std::string peer, config::endpo
   std::string error;
   std::shared_ptr<channels::channel> ch = channels::connect(to, opt, error);
   caf::anon_send(node, dialed_atom::value, peer, ch, error);
+}
+
+// A dial by address: its outcome comes back under its key.
+void dial_address(caf::blocking_actor*, caf::actor node, std::uint64_t key, config::endpoint to,
+                  channels::channel_options opt) {
+  std::string error;
+  std::shared_ptr<channels::channel> ch = channels::connect(to, opt, error);
+  caf::anon_send(node, dialed_atom::value, key, ch, error);
+}
+
+// The outcome of a dial by address, for whoever asked.
+void address_dial_ended(self_ptr self, std::uint64_t key, const caf::error& e,
+                        const std::string& name) {
+  auto& st = self->state;
+  auto it = st.address_dials.find(key);
+  if (it == st.address_dials.end())
+    return;
+  for (auto& rp : it->second.waiting)
+    if (e)
+      rp.deliver(e);
+    else
+      rp.deliver(name);
+  st.address_dials.erase(it);
+}
+
+// A node to keep a connection to from now on, as to a configured one: named
+// by a peer (a handle of it came from there), or dialed by address at run
+// time and connected.
+void keep_dialing(self_ptr self, const std::string& name, const config::endpoint& to) {
+  auto& st = self->state;
+  if (st.configured.count(name) || name == me(self))
+    return;
+  st.configured[name] = to;
+  st.redial->add(name, clock::now());
+  if (st.by_peer.count(name))
+    st.redial->connected(name, clock::now());
+  else
+    self->send(self, redial_atom::value);
 }
 
 void dial_due(self_ptr self) {
@@ -215,6 +260,14 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
     return;
   auto& e = it->second;
   const auto& name = l->peer_name();
+  if (e.dial_key != 0) {  // dialed by address: whatever its name, it is the one
+    auto dial = st.address_dials.find(e.dial_key);
+    if (dial != st.address_dials.end())
+      keep_dialing(self, name, dial->second.to);
+    e.peer = name;
+    address_dial_ended(self, e.dial_key, caf::error{}, name);
+    e.dial_key = 0;
+  }
   if (e.dialed && name != e.peer) {
     auto expected = e.peer;
     drop_link(self, l->id(), "not the node dialed");
@@ -289,6 +342,8 @@ void on_closed(self_ptr self, std::uint64_t id, const std::string& reason, bool 
       finish_drain(self);
     return;
   }
+  if (e.dial_key != 0)
+    address_dial_ended(self, e.dial_key, make_error(errc::not_connected, reason), "");
   if (!e.up)  // refused before any memory was exposed: say so, on both sides
     logging::warn(me(self),
                   (e.dialed ? "connection to node '" + e.peer + "'" : std::string{"a connection"}) +
@@ -405,6 +460,46 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
           lost(self, peer, "cannot connect: " + error);
       },
       [=](connected_atom, std::shared_ptr<link>& l) { on_connected(self, l); },
+      // A node named by a peer (the node of a handle it sent): kept dialed.
+      [=](dial_atom, const std::string& name, const std::string& host, std::uint16_t port) {
+        if (!self->state.stopping)
+          keep_dialing(self, name, config::endpoint{host, port});
+      },
+      // Connect to whatever node listens at host:port: its name, once set up.
+      [=](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<std::string> {
+        auto& st = self->state;
+        if (st.stopping)
+          return make_error(errc::stopped, "node '" + me(self) + "' is stopping");
+        // Connected to it already (whoever dialed): nothing to do.
+        if (auto name = st.x->node_at({host, port}); name && st.by_peer.count(*name)) {
+          keep_dialing(self, *name, {host, port});
+          return *name;
+        }
+        auto key = st.next_key++;
+        auto& dial = st.address_dials[key];
+        dial.to = {host, port};
+        auto rp = self->make_response_promise();
+        dial.waiting.push_back(rp);
+        self->system().spawn(dial_address, caf::actor_cast<caf::actor>(self), key, dial.to,
+                             st.params.channel);
+        return rp;
+      },
+      [=](dialed_atom, std::uint64_t key, std::shared_ptr<channels::channel>& ch,
+          const std::string& error) {
+        auto& st = self->state;
+        auto it = st.address_dials.find(key);
+        if (ch && !st.stopping && it != st.address_dials.end()) {
+          adopt(self, std::move(ch), "", true, key);
+          return;
+        }
+        address_dial_ended(self, key,
+                           make_error(errc::not_connected,
+                                      it == st.address_dials.end()
+                                          ? error
+                                          : "cannot connect to " +
+                                                config::to_string(it->second.to) + ": " + error),
+                           "");
+      },
       [=](closed_atom, std::uint64_t id, const std::string& reason, bool stopped) {
         on_closed(self, id, reason, stopped);
       },

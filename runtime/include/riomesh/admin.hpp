@@ -3,6 +3,8 @@
 //   (ping_atom)   -> (node name)
 //   (report_atom) -> stat_report
 //   (list_atom)   -> published_list: what is published here
+//   (dial_atom, host, port) -> (node name): connects to the node listening
+//       there (runtime::connect, without blocking)
 //   (resolve_atom, node, name, milliseconds) -> (strong_actor_ptr, interface)
 //       an actor published on `node`, as runtime::remote_actor finds it, but
 //       without blocking: for actors that look up their peers themselves
@@ -23,6 +25,7 @@ namespace riomesh {
 using ping_atom = caf::atom_constant<caf::atom("rm_ping")>;
 using report_atom = caf::atom_constant<caf::atom("rm_report")>;
 using list_atom = caf::atom_constant<caf::atom("rm_list")>;
+using actors::dial_atom;
 using actors::resolve_atom;
 
 constexpr const char* admin_name = "riomesh.admin";

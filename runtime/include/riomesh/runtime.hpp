@@ -39,6 +39,7 @@
 
 namespace riomesh {
 
+using actors::dial_atom;
 using actors::undelivered_atom;
 using actors::writable_atom;
 using node_stats = actors::node_stats;
@@ -98,6 +99,23 @@ class runtime {
                                                         "}, expected {" + want + "}");
     }
     return caf::actor_cast<Handle>(std::move(*ptr));
+  }
+
+  // Connects to the node listening at `where`, authenticated like any
+  // peer, and returns its name; from then on it is kept connected (redialed
+  // when lost) as a configured peer is. Blocks up to `timeout`: from inside
+  // an actor, request (riomesh::dial_atom, host, port) of admin() instead.
+  caf::expected<std::string> connect(const config::endpoint& where,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  // The actor published as `name` on the node at `where`: connect, then
+  // remote_actor by its name.
+  template <class Handle = caf::actor>
+  caf::expected<Handle> remote_actor(const config::endpoint& where, const std::string& name,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    auto node = connect(where, timeout);
+    if (!node)
+      return std::move(node.error());
+    return remote_actor<Handle>(*node, name, timeout);
   }
 
   // `size` bytes of the node's registered pool: placed at the receiver

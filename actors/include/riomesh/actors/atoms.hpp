@@ -24,5 +24,6 @@ using stop_atom = caf::atom_constant<caf::atom("rm_stop")>;            // drain 
 using expose_atom = caf::atom_constant<caf::atom("rm_expose")>;        // map memory for a peer
 using unexpose_atom = caf::atom_constant<caf::atom("rm_unexpos")>;     // and unmap it
 using undelivered_atom = caf::atom_constant<caf::atom("rm_undeliv")>;  // a send failed
+using dial_atom = caf::atom_constant<caf::atom("rm_dial")>;            // connect to a node now
 
 }  // namespace riomesh::actors

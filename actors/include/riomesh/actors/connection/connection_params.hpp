@@ -3,6 +3,7 @@
 #pragma once
 
 #include <riomesh/actors/connection/session_registry.hpp>
+#include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/handshake/handshake.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
 
@@ -20,6 +21,10 @@ struct connection_params {
   // Random per start of the node, told in the session terms: how a peer
   // tells a restarted node from the one it had a session with.
   std::uint64_t incarnation = 0;
+  // What actor handles from this node carry, and where it listens: told in
+  // the session terms, so a peer maps handles to this node and may tell a
+  // third node where to dial it.
+  node_identity identity;
   // Node-wide live sessions (session_registry.hpp); null: every session is
   // granted. `dialed`: this side dialed (it does not decide).
   std::shared_ptr<session_registry> sessions;

@@ -10,16 +10,22 @@
 // (channel.hpp: the gate).
 //
 //   terms (32 bytes, little-endian): u32 magic "RMTM", u16 max_buffers,
-//   u16 flags (1: refused, from the acceptor), u32 max_body, u64 arena_size,
-//   u64 incarnation (random per start of a node), u32 silence limit (ms
-//   after which the sender declares a silent peer lost; 0: never), so the
-//   peer keeps it alive often enough whatever its own settings
+//   u16 flags (1: refused, from the acceptor; 2: an identity follows), u32
+//   max_body, u64 arena_size, u64 incarnation (random per start of a node),
+//   u32 silence limit (ms after which the sender declares a silent peer
+//   lost; 0: never), so the peer keeps it alive often enough whatever its
+//   own settings
+//   identity (after flag 2): u16 length of the rest, u32 process id, 20
+//   bytes host id (the node's CAF node id: what actor handles carry), u16
+//   listen port, u8 host length, host (empty: the address this connection
+//   comes from): where a third node may dial it
 #pragma once
 
 #include <riomesh/actors/connection/session_registry.hpp>
 #include <riomesh/actors/handshake/handshake.hpp>
 #include <riomesh/channels/channel.hpp>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -28,12 +34,28 @@
 
 namespace riomesh::actors {
 
+// A node as actor handles name it (CAF's node id: a host id and a process
+// id), and where it listens.
+struct node_identity {
+  std::uint32_t process_id = 0;
+  std::array<std::uint8_t, 20> host_id{};
+  std::string listen_host;  // empty: the address its connections come from
+  std::uint16_t listen_port = 0;
+  bool valid() const {
+    for (auto b : host_id)
+      if (b != 0)
+        return true;
+    return false;
+  }
+};
+
 struct session_terms {
   std::uint64_t arena_size = 0;
   std::uint32_t max_body = 0;
   std::uint16_t max_buffers = 0;
   std::uint64_t incarnation = 0;
   std::uint32_t silence_limit_ms = 0;
+  node_identity identity;  // not valid() if the peer sent none
 };
 
 class session_setup {
@@ -63,7 +85,10 @@ class session_setup {
  private:
   bool flush();
   void fail(const std::string& why);
-  void on_terms(const unsigned char* p);
+  // How many bytes the peer's terms take, from what arrived of them (0: not
+  // known yet); terms beyond the bound are a protocol error.
+  std::size_t terms_length() const;
+  void on_terms(const unsigned char* p, std::size_t n);
   void send_terms(bool refused);
 
   channels::channel& ch_;

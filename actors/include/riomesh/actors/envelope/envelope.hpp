@@ -37,6 +37,22 @@ enum class envelope_kind : std::uint8_t {
   // tells a peer that stopped from one that was killed, on tcp, where both
   // end the stream the same way.
   farewell = 10,
+  // Actor handles across nodes (no descriptors):
+  // receiver: an actor of ours the peer now holds a proxy of; keep it alive
+  // while the peer is connected and send a down when it exits (at once if
+  // it has).
+  watch = 11,
+  // receiver: an actor of ours; sender: the peer's actor that linked to it
+  // (unlink: that ended the link). We link them through a proxy, so either
+  // one's exit reaches the other as an exit message.
+  link = 12,
+  unlink = 13,
+  // request id: the asker's; body: node ids (u32 process id, 20 bytes host
+  // id, each) the asker met in handles from us and does not know.
+  node_query = 14,
+  // request id: the query's; body: per node id asked, u8 known, then (if
+  // known) u8 name length, name, u8 host length, host, u16 port.
+  node_info = 15,
 };
 const char* to_string(envelope_kind k);
 

@@ -14,12 +14,14 @@
 #pragma once
 
 #include <riomesh/actors/io/link.hpp>
+#include <riomesh/config/settings.hpp>
 
 #include <caf/fwd.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +39,10 @@ struct exchange_params {
   // here, held until it exits or the peer is lost. Beyond this many per
   // peer, a message from yet another sender is refused.
   std::size_t max_proxies_per_peer = 65536;
+  // Messages held for a node being dialed (learned from a handle), at most.
+  std::size_t max_waiting = 1024;
+  // Where this node listens: told to peers, who may tell a third node.
+  config::endpoint listen;
 };
 
 class exchange : public link_events, public std::enable_shared_from_this<exchange> {
@@ -65,6 +71,10 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // node, error) for a one-way message), never dropped silently.
   void forward(const std::string& peer, std::uint64_t remote_id, const caf::strong_actor_ptr& proxy,
                caf::mailbox_element& what);
+  // `linker` linked to (or unlinked from) the actor `remote_id` on `peer`,
+  // through its proxy: the peer links its actor to a proxy of `linker`.
+  void tell_link(const std::string& peer, std::uint64_t remote_id,
+                 const caf::strong_actor_ptr& linker, bool establish);
   // A direct write into `peer`'s map at `offset`; `notify` hears of a failure.
   void place(const std::string& peer, std::uint64_t offset, buffer data,
              const caf::strong_actor_ptr& notify);
@@ -83,6 +93,12 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // The proxy of actor `id` on `peer`, made if there is none yet; null if
   // the peer already has max_proxies_per_peer of them.
   caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);
+  // This node as handles name it, and where it listens (for the session
+  // terms of its connections).
+  node_identity identity() const;
+  // The name of the node known to listen at `at` (its session terms said
+  // so, or a peer did), if any.
+  std::optional<std::string> node_at(const config::endpoint& at) const;
   // `peer` is gone (lost, stopped, or this node is stopping): what waits on
   // it fails with `why`, its proxies die with it, it knows no ids of ours.
   void lose_peer(const std::string& peer, const caf::error& why);

@@ -69,6 +69,8 @@ class link : public std::enable_shared_from_this<link> {
   const session_terms& peer_terms() const { return peer_terms_; }
   // "peer 10.0.0.2:4242", for messages.
   const std::string& where() const { return where_; }
+  // "10.0.0.2:4242": the address the connection comes from.
+  const std::string& remote() const { return ch_->peer(); }
 
   // ---- the I/O thread ------------------------------------------------------
   int wait_fd() const { return ch_->wait_fd(); }

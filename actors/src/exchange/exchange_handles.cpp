@@ -1,0 +1,407 @@
+// Actor handles across nodes. A handle is written as CAF writes one: the
+// actor's id and its node's id (this node's, kept by CAF's actor registry
+// for a local actor; the remote node's, for a proxy). Read back, a handle of
+// another node becomes the exchange's proxy of that actor (make_proxy),
+// whose node is found by its id in the node table; a node nobody told us of
+// yet is asked of the peer the handle came from (node query), and what that
+// peer sent waits meanwhile, in order. A new proxy tells its actor's node
+// to keep the actor alive for us and say when it exits (watch).
+#include "exchange_impl.hpp"
+
+#include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/channels/wire/byte_order.hpp>
+#include <riomesh/config/address.hpp>
+#include <riomesh/config/text.hpp>
+#include <riomesh/log.hpp>
+
+#include <caf/actor_registry.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/node_id.hpp>
+#include <caf/scheduler/abstract_coordinator.hpp>
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace riomesh::actors {
+namespace {
+
+// What a decode on this thread met: handles of nodes not in the table yet
+// (to ask about), and of nodes the sender could not name either.
+struct handle_context {
+  std::vector<node_table::key> unknown, unresolvable;
+};
+thread_local handle_context* decoding = nullptr;
+
+constexpr std::size_t node_key_size = 24;  // u32 process id, 20 bytes host id
+constexpr std::size_t max_query = 256;     // node ids per query
+
+std::string hex(const node_table::key& k) {
+  std::string out;
+  char b[3];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(b, sizeof b, "%02x", k.second[static_cast<std::size_t>(i)]);
+    out += b;
+  }
+  return out + "..#" + std::to_string(k.first);
+}
+
+}  // namespace
+
+// ---- node ids ---------------------------------------------------------------------
+
+node_identity identity_of(const caf::node_id& n) {
+  node_identity out;
+  auto* d = dynamic_cast<const caf::node_id::default_data*>(n.operator->());
+  if (!d)
+    return out;
+  out.process_id = d->process_id();
+  auto host = d->host_id();
+  std::copy(host.begin(), host.end(), out.host_id.begin());
+  return out;
+}
+
+caf::node_id node_id_of(const node_identity& id) {
+  caf::node_id::default_data::host_id_type host;
+  std::copy(id.host_id.begin(), id.host_id.end(), host.begin());
+  return caf::make_node_id(id.process_id, host);
+}
+
+node_identity synthesized_identity(const std::string& name) {
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  std::string seed = "riomesh node " + name;
+  SHA1(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), digest);
+  node_identity id;
+  id.process_id = 1;
+  std::copy(digest, digest + id.host_id.size(), id.host_id.begin());
+  return id;
+}
+
+void codec_unit::exec_later(caf::resumable* job) {
+  system().scheduler().enqueue(job);
+}
+
+exchange::impl::~impl() {
+  // clear() emptied the registry while the actor system ran; what is left
+  // (an exchange never cleared) goes without its proxies being told.
+}
+
+caf::node_id exchange::impl::node_id_of(const std::string& peer) {
+  if (auto n = nodes.by_name(peer))
+    return actors::node_id_of(n->id);
+  return actors::node_id_of(synthesized_identity(peer));
+}
+
+decode_scope::decode_scope() : prev_(decoding) {
+  decoding = new handle_context;
+}
+
+decode_scope::~decode_scope() {
+  delete decoding;
+  decoding = prev_ ? static_cast<handle_context*>(prev_) : nullptr;
+}
+
+std::vector<node_table::key> decode_scope::unknown() const {
+  auto keys = decoding->unknown;
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+std::string decode_scope::unresolvable() const {
+  std::string out;
+  for (const auto& k : decoding->unresolvable)
+    out += (out.empty() ? "" : ", ") + hex(k);
+  return out;
+}
+
+// ---- proxies ----------------------------------------------------------------------
+
+caf::strong_actor_ptr exchange::impl::make_proxy(caf::node_id nid, caf::actor_id aid) {
+  if (aid == 0 || !nid)
+    return nullptr;  // a null handle
+  auto key = node_table::key_of(identity_of(nid));
+  auto n = nodes.by_id(key);
+  if (!n || n->name == params.node_name) {
+    if (decoding)
+      (unresolvable_nodes.count(key) ? decoding->unresolvable : decoding->unknown).push_back(key);
+    return nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> guard(proxies_lock);
+    auto& count = proxies_of[n->name];
+    if (count >= params.max_proxies_per_peer)
+      return nullptr;
+    ++count;
+    proxy_nodes[n->name].insert(nid);
+  }
+  auto p = make_remote_proxy(sys, owner.lock(), n->name, nid, aid);
+  if (aid == relay_sender)
+    return p;  // the peer itself, passing a request on: nothing to watch
+  // Its node keeps the actor alive for us, and says when it exits.
+  outbound_message m;
+  m.env.kind = envelope_kind::watch;
+  m.env.receiver = aid;
+  send_or_wait(n->name, std::move(m));
+  return p;
+}
+
+caf::strong_actor_ptr exchange::impl::proxy_for(const std::string& peer, std::uint64_t id) {
+  if (!nodes.by_name(peer))  // a peer known by name only (it told no identity)
+    nodes.learn(peer, synthesized_identity(peer), {});
+  return proxies.get_or_put(node_id_of(peer), id);
+}
+
+void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why) {
+  auto nid = node_id_of(peer);
+  if (!proxies.get(nid, id))
+    return;
+  proxies.erase(nid, id, why);
+  std::lock_guard<std::mutex> guard(proxies_lock);
+  if (auto it = proxies_of.find(peer); it != proxies_of.end() && it->second > 0)
+    --it->second;
+}
+
+// ---- what peers say of handles ------------------------------------------------------
+
+void exchange::impl::learn_peer(link& l) {
+  const auto& terms = l.peer_terms();
+  auto id = terms.identity.valid() ? terms.identity : synthesized_identity(l.peer_name());
+  nodes.learn(l.peer_name(), id, listen_address(id, l.remote()));
+}
+
+// The peer holds a proxy of our actor `in.receiver` now: it stays alive while
+// the peer is connected, and the peer hears when it exits (at once if it
+// has, or never was).
+void exchange::impl::watched(link& l, const envelope& in) {
+  caf::strong_actor_ptr who;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    who = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
+  }
+  if (!who)
+    who = sys.registry().get(in.receiver);  // a handle we wrote: CAF keeps it there
+  if (who) {
+    export_sender(who, l.peer_name());
+    return;
+  }
+  outbound_message m;
+  m.env.kind = envelope_kind::down;
+  m.env.sender = in.receiver;
+  std::string why = "no such actor (it exited)";
+  m.env.body.assign(why.begin(), why.end());
+  submit(l, std::move(m));
+}
+
+// The peer's actor `in.sender` linked to (or unlinked from) our actor
+// `in.receiver` through its proxy: we link ours to a proxy of theirs. Each
+// one's exit reaches the other node as a down, which kills its proxy, and
+// the link carries that exit on, as a link between local actors would.
+void exchange::impl::linked(link& l, const envelope& in, bool establish) {
+  caf::strong_actor_ptr target;
+  {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
+  }
+  if (!target)
+    target = sys.registry().get(in.receiver);
+  auto linker = proxy_for(l.peer_name(), in.sender);
+  if (!target) {
+    if (establish) {  // it has exited: the linked actor must hear so
+      envelope e;
+      e.kind = envelope_kind::down;
+      e.sender = in.receiver;
+      std::string why = "no such actor (it exited)";
+      e.body.assign(why.begin(), why.end());
+      outbound_message m;
+      m.env = std::move(e);
+      submit(l, std::move(m));
+    }
+    return;
+  }
+  if (!linker)
+    return;
+  remote_proxy::quiet_links quiet;  // the peer knows: it asked
+  if (establish)
+    target->get()->add_link(linker->get());
+  else
+    target->get()->remove_link(linker->get());
+}
+
+void exchange::impl::answer_node_query(link& l, const envelope& in) {
+  outbound_message m;
+  m.env.kind = envelope_kind::node_info;
+  m.env.request_id = in.request_id;
+  auto& out = m.env.body;
+  std::size_t n = std::min(in.body.size() / node_key_size, max_query);
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char* p = in.body.data() + i * node_key_size;
+    node_table::key key;
+    key.first = wire::load_le<std::uint32_t>(p);
+    std::copy_n(p + 4, 20, key.second.begin());
+    auto node = nodes.by_id(key);
+    out.push_back(node ? 1 : 0);
+    if (!node)
+      continue;
+    auto name = node->name.substr(0, 255), host = node->address.host.substr(0, 255);
+    out.push_back(static_cast<unsigned char>(name.size()));
+    out.insert(out.end(), name.begin(), name.end());
+    out.push_back(static_cast<unsigned char>(host.size()));
+    out.insert(out.end(), host.begin(), host.end());
+    wire::append_le<std::uint16_t>(out, node->address.port);
+  }
+  submit(l, std::move(m));
+}
+
+// The peer's answer to our node query: learn the nodes it named (and dial
+// them), remember those it did not know, and deliver what waited for it.
+void exchange::impl::node_info(link& l, const envelope& in) {
+  auto it = parked.find(l.id());
+  if (it == parked.end() || it->second.query != in.request_id)
+    return;  // nothing asked: a lie or a late answer, of no consequence
+  const auto& asked = it->second.asked;
+  const auto& b = in.body;
+  std::size_t at = 0;
+  auto bad = [&] {
+    logging::warn(params.node_name,
+                  "node '" + l.peer_name() + "' answered a node query with a malformed node info");
+  };
+  for (const auto& key : asked) {
+    if (at >= b.size())
+      return bad();
+    bool known = b[at++] != 0;
+    if (!known) {
+      unresolvable_nodes.insert(key);
+      continue;
+    }
+    if (at >= b.size() || at + 1 + b[at] > b.size())
+      return bad();
+    std::string name(b.begin() + static_cast<std::ptrdiff_t>(at + 1),
+                     b.begin() + static_cast<std::ptrdiff_t>(at + 1 + b[at]));
+    at += 1 + b[at];
+    if (at >= b.size() || at + 1 + b[at] + 2 > b.size())
+      return bad();
+    config::endpoint where;
+    where.host.assign(b.begin() + static_cast<std::ptrdiff_t>(at + 1),
+                      b.begin() + static_cast<std::ptrdiff_t>(at + 1 + b[at]));
+    at += 1 + b[at];
+    where.port = wire::load_le<std::uint16_t>(b.data() + at);
+    at += 2;
+    if (!config::is_node_name(name) || name == params.node_name) {
+      unresolvable_nodes.insert(key);
+      continue;
+    }
+    node_identity id;
+    id.process_id = key.first;
+    id.host_id = key.second;
+    if (!nodes.by_name(name)) {
+      nodes.learn(name, id, where);
+      // Messages for it wait until it is dialed and set up.
+      {
+        std::lock_guard<std::mutex> guard(waiting_lock);
+        waiting_for_route.try_emplace(name);
+      }
+      tell(node, dial_atom::value, name, where.host, where.port);
+    }
+  }
+  deliver_parked(l);
+}
+
+// A message naming nodes we do not know waits, and so does what the link
+// brings after it, until the peer has said who those nodes are.
+bool exchange::impl::park(link& l, inbound_message& m,
+                          const std::vector<node_table::key>& unknown) {
+  auto& p = parked[l.id()];
+  p.waiting.push_front(std::move(m));
+  p.query = next_query++;
+  p.asked = unknown;
+  if (p.asked.size() > max_query)
+    p.asked.resize(max_query);
+  outbound_message q;
+  q.env.kind = envelope_kind::node_query;
+  q.env.request_id = p.query;
+  for (const auto& k : p.asked) {
+    wire::append_le<std::uint32_t>(q.env.body, k.first);
+    q.env.body.insert(q.env.body.end(), k.second.begin(), k.second.end());
+  }
+  submit(l, std::move(q));
+  return true;
+}
+
+void exchange::impl::deliver_parked(link& l) {
+  auto it = parked.find(l.id());
+  if (it == parked.end())
+    return;
+  auto waiting = std::move(it->second.waiting);
+  parked.erase(it);
+  auto self = owner.lock();
+  while (!waiting.empty()) {
+    auto m = std::move(waiting.front());
+    waiting.pop_front();
+    if (auto again = parked.find(l.id()); again != parked.end()) {
+      again->second.waiting.push_back(std::move(m));  // a later one asked again
+      continue;
+    }
+    if (self)
+      self->inbound(l, m);
+  }
+}
+
+// ---- routes to nodes being dialed ---------------------------------------------------
+
+void exchange::impl::send_or_wait(const std::string& peer, outbound_message&& m) {
+  if (auto l = [&] {
+        std::lock_guard<std::mutex> guard(routes_lock);
+        auto it = routes.find(peer);
+        return it == routes.end() ? nullptr : it->second;
+      }()) {
+    if (submit(*l, std::move(m)) != link::submitted::queued && m.on_failure)
+      m.on_failure(send_failure::node_lost, l->where() + ": cannot queue");
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> guard(waiting_lock);
+    auto it = waiting_for_route.find(peer);
+    if (it != waiting_for_route.end() && it->second.size() < params.max_waiting) {
+      it->second.push_back(std::move(m));
+      return;
+    }
+  }
+  if (m.on_failure)
+    m.on_failure(send_failure::node_lost, sys.render(not_connected(peer)));
+}
+
+void exchange::impl::route_ready(const std::string& peer, const std::shared_ptr<link>& l) {
+  std::deque<outbound_message> ready;
+  {
+    std::lock_guard<std::mutex> guard(waiting_lock);
+    auto it = waiting_for_route.find(peer);
+    if (it == waiting_for_route.end())
+      return;
+    ready = std::move(it->second);
+    waiting_for_route.erase(it);
+  }
+  for (auto& m : ready) {
+    auto failure = m.on_failure;
+    if (submit(*l, std::move(m)) != link::submitted::queued && failure)
+      failure(send_failure::node_lost, l->where() + ": cannot queue");
+  }
+}
+
+void exchange::impl::route_failed(const std::string& peer, const caf::error& why) {
+  std::deque<outbound_message> failed;
+  {
+    std::lock_guard<std::mutex> guard(waiting_lock);
+    auto it = waiting_for_route.find(peer);
+    if (it == waiting_for_route.end())
+      return;
+    failed = std::move(it->second);
+    waiting_for_route.erase(it);
+  }
+  for (auto& m : failed)
+    if (m.on_failure)
+      m.on_failure(send_failure::node_lost, sys.render(why));
+}
+
+}  // namespace riomesh::actors

@@ -1,0 +1,217 @@
+// Actor handles inside messages, across nodes: a handle arrives as a proxy
+// of the actor it names (or the local actor itself, back home), whatever
+// node it is on, and is never taken for an actor of the node that reads
+// it; monitors and links work through it; a node dialed at run time is a
+// peer like a configured one.
+#include "cluster.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
+
+#include <doctest/doctest.h>
+
+#include <thread>
+
+using namespace riomesh;
+using namespace riomesh::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+using fetch_atom = caf::atom_constant<caf::atom("t_fetch")>;
+using watch_atom = caf::atom_constant<caf::atom("t_watch")>;
+using tie_atom = caf::atom_constant<caf::atom("t_tie")>;
+
+// What an actor was told, in order: texts, down and exit reasons.
+struct heard {
+  std::vector<std::string> lines;
+};
+
+caf::behavior collector(caf::stateful_actor<heard>* self) {
+  return {[=](const std::string& text) { self->state.lines.push_back(text); },
+          [=](fetch_atom) { return self->state.lines; }};
+}
+
+// Passes a text on to the handle it came with, in each form; asks a typed
+// handle for a sum; monitors or links to a handle when told.
+caf::behavior forwarder(caf::stateful_actor<heard>* self) {
+  self->set_down_handler([=](caf::down_msg& d) {
+    self->state.lines.push_back("down: " + self->system().render(d.reason));
+  });
+  self->set_exit_handler([=](caf::exit_msg& e) {
+    self->state.lines.push_back("exit: " + self->system().render(e.reason));
+  });
+  return {
+      [=](const to_whom& m) { self->send(m.who, m.text); },
+      [=](const to_address& m) {
+        self->send(caf::actor_cast<caf::actor>(m.who), m.text + " (by address)");
+        self->send(caf::actor_cast<caf::actor>(m.weak), m.text + " (by weak pointer)");
+      },
+      [=](const to_calc& m) -> caf::result<int> {
+        auto rp = self->make_response_promise<int>();
+        self->request(m.who, 10s, add_atom::value, 20, 22)
+            .then([=](int sum) mutable { rp.deliver(sum); },
+                  [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
+        return rp;
+      },
+      [=](watch_atom, const caf::actor& who) { self->monitor(who); },
+      [=](tie_atom, const caf::actor& who) { self->link_to(who); },
+      [=](fetch_atom) { return self->state.lines; },
+      [=](const std::string& text) { self->state.lines.push_back(text); },
+  };
+}
+
+std::vector<std::string> lines_of(runtime& rt, const caf::actor& who) {
+  caf::scoped_actor self{rt.system()};
+  std::vector<std::string> out;
+  self->request(who, 10s, fetch_atom::value)
+      .receive([&](std::vector<std::string>& l) { out = std::move(l); },
+               [&](caf::error& e) { FAIL(rt.system().render(e)); });
+  return out;
+}
+
+// Waits until `who` has heard `text` (a line starting with it); false after 15 s.
+bool hears(runtime& rt, const caf::actor& who, const std::string& text) {
+  for (auto end = std::chrono::steady_clock::now() + 15s; std::chrono::steady_clock::now() < end;
+       std::this_thread::sleep_for(20ms))
+    for (const auto& l : lines_of(rt, who))
+      if (l.rfind(text, 0) == 0)
+        return true;
+  return false;
+}
+
+struct two_nodes {
+  std::unique_ptr<runtime> b, a;  // a dials b
+  two_nodes() {
+    b = start_node(node_settings("node-b"));
+    a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "handles: a reply-to handle in a message reaches its actor, both ways") {
+  auto fb = b->system().spawn(forwarder);
+  b->publish(fb, "forwarder");
+  auto fa = a->system().spawn(forwarder);
+  a->publish(fa, "forwarder");
+  auto at_b = a->remote_actor("node-b", "forwarder");
+  REQUIRE_MESSAGE(at_b, error_text(*a, at_b));
+  auto at_a = b->remote_actor("node-a", "forwarder");
+  REQUIRE_MESSAGE(at_a, error_text(*b, at_a));
+  auto ca = a->system().spawn(collector), cb = b->system().spawn(collector);
+  caf::anon_send(*at_b, to_whom{"from a, through b, to a", ca});
+  caf::anon_send(*at_a, to_whom{"from b, through a, to b", cb});
+  CHECK(hears(*a, ca, "from a, through b, to a"));
+  CHECK(hears(*b, cb, "from b, through a, to b"));
+  // As an address and a weak pointer too; and a typed handle, asked.
+  caf::anon_send(*at_b, to_address{"a's collector", caf::actor_cast<caf::actor_addr>(ca),
+                                   caf::actor_cast<caf::weak_actor_ptr>(ca)});
+  CHECK(hears(*a, ca, "a's collector (by address)"));
+  CHECK(hears(*a, ca, "a's collector (by weak pointer)"));
+  auto calc = spawn_calc(a->system());
+  caf::scoped_actor self{a->system()};
+  self->request(*at_b, 10s, to_calc{calc})
+      .receive([](int sum) { CHECK(sum == 42); },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  caf::anon_send_exit(ca, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(cb, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(calc, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "handles: an actor id of another node is never taken for a local one") {
+  // Actor ids count up on each node from the same start: spawn on the one
+  // behind until a's collector and b's share theirs.
+  auto ca = a->system().spawn(collector), cb = b->system().spawn(collector);
+  for (int i = 0; i < 1000 && ca.id() != cb.id(); ++i) {
+    if (ca.id() < cb.id())
+      ca = a->system().spawn(collector);
+    else
+      cb = b->system().spawn(collector);
+  }
+  REQUIRE(ca.id() == cb.id());
+  auto fa = a->system().spawn(forwarder);
+  a->publish(fa, "forwarder");
+  b->publish(spawn_sink(b->system()), "sink");
+  REQUIRE(a->remote_actor("node-b", "sink"));  // connected: b knows a now
+  auto at_a = b->remote_actor("node-a", "forwarder");
+  REQUIRE_MESSAGE(at_a, error_text(*b, at_a));
+  // b hands a a handle to b's collector: a must send there, not to its own.
+  caf::anon_send(*at_a, to_whom{"meant for node-b", cb});
+  CHECK(hears(*b, cb, "meant for node-b"));
+  CHECK(lines_of(*a, ca).empty());
+  caf::anon_send_exit(ca, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(cb, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("handles: a handle of a third node's actor reaches it, dialed where the sender says") {
+  auto c = start_node(node_settings("node-c"));
+  auto b = start_node(node_settings("node-b"));  // knows neither a nor c
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}, {"node-c", c->port()}}));
+  auto cc = c->system().spawn(collector);
+  c->publish(cc, "collector");
+  auto fb = b->system().spawn(forwarder);
+  b->publish(fb, "forwarder");
+  auto c_at_a = a->remote_actor("node-c", "collector");
+  REQUIRE_MESSAGE(c_at_a, error_text(*a, c_at_a));
+  auto at_b = a->remote_actor("node-b", "forwarder");
+  REQUIRE(at_b);
+  caf::anon_send(*at_b, to_whom{"from b, a handle a gave it", *c_at_a});
+  CHECK(hears(*c, cc, "from b, a handle a gave it"));
+  CHECK(b->stats().peers.size() == 2);  // a, and c, dialed
+}
+
+TEST_CASE_FIXTURE(two_nodes, "handles: a monitor and a link through a received handle") {
+  auto fb = b->system().spawn(forwarder);
+  b->publish(fb, "forwarder");
+  auto at_b = a->remote_actor("node-b", "forwarder");
+  REQUIRE(at_b);
+  // b monitors an actor of a it was told of: its exit reaches b's monitor.
+  auto doomed = a->system().spawn(collector);
+  caf::anon_send(*at_b, watch_atom::value, doomed);
+  std::this_thread::sleep_for(200ms);
+  caf::anon_send_exit(doomed, caf::exit_reason::user_shutdown);
+  CHECK(hears(*b, fb, "down: "));
+  // b links to one: its exit reaches b's actor as an exit message (which
+  // b's forwarder traps), and b's exit reaches a's.
+  auto partner = a->system().spawn(collector);  // does not trap exits: it ends
+  caf::anon_send(*at_b, tie_atom::value, partner);
+  std::this_thread::sleep_for(200ms);
+  caf::anon_send_exit(partner, caf::exit_reason::user_shutdown);
+  CHECK(hears(*b, fb, "exit: "));
+  auto other = a->system().spawn(forwarder);
+  caf::anon_send(*at_b, tie_atom::value, other);
+  std::this_thread::sleep_for(200ms);
+  caf::anon_send_exit(fb, caf::exit_reason::kill);
+  CHECK(hears(*a, other, "exit: "));
+  caf::anon_send_exit(other, caf::exit_reason::kill);
+}
+
+TEST_CASE("handles: a node dialed at run time, by address, is a peer like a configured one") {
+  auto b = start_node(node_settings("node-b"));
+  auto a = start_node(node_settings("node-a"));  // b is not in its file
+  b->publish(spawn_sink(b->system()), "sink");
+  config::endpoint where{node_settings("x").node.listen.host, b->port()};
+  auto name = a->connect(where);
+  REQUIRE_MESSAGE(name, error_text(*a, name));
+  CHECK(*name == "node-b");
+  auto s = a->remote_actor(where, "sink");
+  REQUIRE_MESSAGE(s, error_text(*a, s));
+  auto data = a->allocate(1 << 20);
+  fill(data, 5);
+  CHECK(sum_at(*a, *s, data) == checksum(data));
+  // From inside an actor, without blocking: ask the admin actor.
+  caf::scoped_actor self{a->system()};
+  self->request(a->admin(), 10s, dial_atom::value, where.host, where.port)
+      .receive([](const std::string& n) { CHECK(n == "node-b"); },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  // Nobody there: the error says where.
+  auto none = a->connect({where.host, 1});
+  REQUIRE_FALSE(none);
+  CHECK(is(none.error(), errc::not_connected));
+  CHECK(a->system().render(none.error()).find(":1") != std::string::npos);
+}
