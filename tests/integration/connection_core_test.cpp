@@ -172,8 +172,50 @@ TEST_CASE("connection: the queue is bounded, and a buffer larger than the arena 
   connection_core limited(*q.a, arena.data(), s);
   CHECK(limited.submit(message(4, {pattern(10, 0), pattern(10, 1)})) ==
         connection_core::submit_status::too_large);  // two buffers, the peer takes one
-  CHECK(limited.submit(message(5, {})) ==
-        connection_core::submit_status::too_large);  // 2-byte body
+  CHECK(limited.submit(message(5, {pattern(10, 0)})) ==
+        connection_core::submit_status::too_large);  // a 2-byte body, and no buffer left for it
+  CHECK(limited.submit(message(6, {})) ==
+        connection_core::submit_status::queued);  // the 2-byte body goes placed
+  CHECK(limited.submit(message(7, {})) == connection_core::submit_status::queued);
+  CHECK(limited.submit(message(8, {})) == connection_core::submit_status::congested);
+}
+
+TEST_CASE("connection: a body larger than the peer takes inline goes placed, streamed if need be") {
+  test::linked_channels p;
+  std::vector<unsigned char> arena_a(4096), arena_b(64 * 1024);
+  auto sa = with_arenas(4096, 64 * 1024);
+  sa.peer_max_body = 1024;
+  connection_core a(*p.a, arena_a.data(), sa);
+  connection_core b(*p.b, arena_b.data(), with_arenas(64 * 1024, 4096));
+  // 100 KiB: larger than b's whole arena, so it streams through it.
+  for (unsigned i = 0; i < 3; ++i) {
+    auto m = message(i, i == 1 ? std::vector<buffer>{pattern(3000, 9)} : std::vector<buffer>{});
+    m.env.body.resize(i == 2 ? 100 * 1024 : 5000);
+    for (std::size_t k = 0; k < m.env.body.size(); ++k)
+      m.env.body[k] = static_cast<unsigned char>(i + k * 13);
+    REQUIRE(a.submit(std::move(m)) == connection_core::submit_status::queued);
+  }
+  unsigned next = 0;
+  bool ok = run(p, a, b, [&] {
+    for (auto& m : b.take_inbound()) {
+      CHECK(m.env.request_id == next);
+      CHECK((m.env.flags & envelope::body_placed) != 0);
+      CHECK(m.env.body.empty());
+      REQUIRE(m.placed.size() == (next == 1 ? 2u : 1u));
+      if (next == 1)
+        CHECK(matches(m.placed[0], 3000, 9));
+      const auto& body = m.placed.back();
+      REQUIRE(body.size() == (next == 2 ? 100u * 1024 : 5000u));
+      bool same = true;
+      for (std::size_t k = 0; k < body.size(); ++k)
+        same = same && body[k] == static_cast<unsigned char>(next + k * 13);
+      CHECK(same);
+      ++next;
+    }
+    return next == 3;
+  });
+  REQUIRE(ok);
+  CHECK(b.stats().inline_bytes_in == 0);
 }
 
 TEST_CASE("connection: a peer releasing space it was never given is cut off, with the reason") {

@@ -144,8 +144,12 @@ TEST_CASE("envelope: a lying peer is refused with the envelope and the reason") 
   poke32(bad, 32, 1u << 30);
   CHECK(decode_error(bad, l) == "envelope 1: body of 1073741824 bytes, more than the 4096 allowed");
   bad = good;
+  poke32(bad, 36, 2);
+  CHECK(decode_error(bad, l) == "envelope 1: unknown flags 2");
+  bad = good;  // a placed body with an inline one too
   poke32(bad, 36, 1);
-  CHECK(decode_error(bad, l) == "envelope 1: reserved field is not zero");
+  CHECK(decode_error(bad, l) ==
+        "envelope 1: a request with a placed body needs one buffer for it and no inline body");
   bad = good;
   poke64(bad, 40 + 16 + 0, (1 << 20) - 10);  // second buffer runs past the arena
   CHECK(decode_error(bad, l) ==

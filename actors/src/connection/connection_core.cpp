@@ -52,6 +52,17 @@ void connection_core::fail(const std::string& why) {
 connection_core::submit_status connection_core::submit(outbound_message&& m) {
   if (closed())
     return submit_status::closed;
+  bool carries = m.env.kind == envelope_kind::message || m.env.kind == envelope_kind::request ||
+                 m.env.kind == envelope_kind::response;
+  if (m.env.body.size() > settings_.peer_max_body && carries && m.env.flags == 0 &&
+      m.placed.size() < settings_.peer_max_buffers) {
+    // Too large to go inline: the body goes as the last placed buffer,
+    // into the peer's arena (in pieces if larger), and is read from there.
+    auto body = std::make_shared<std::vector<unsigned char>>(std::move(m.env.body));
+    m.env.body.clear();
+    m.placed.push_back(buffer::adopt(body->data(), body->size(), buffer::origin::copy, [body] {}));
+    m.env.flags |= envelope::body_placed;
+  }
   if (m.env.body.size() > settings_.peer_max_body || m.placed.size() > settings_.peer_max_buffers)
     return submit_status::too_large;
   std::uint64_t streamed = 0;

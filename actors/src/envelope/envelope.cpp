@@ -55,7 +55,7 @@ void encode(const envelope& e, std::vector<unsigned char>& out) {
   wire::append_le<std::uint64_t>(out, e.receiver);
   wire::append_le<std::uint64_t>(out, e.request_id);
   wire::append_le<std::uint32_t>(out, static_cast<std::uint32_t>(e.body.size()));
-  wire::append_le<std::uint32_t>(out, 0);
+  wire::append_le<std::uint32_t>(out, e.flags);
   for (const auto& b : e.buffers) {
     wire::append_le<std::uint64_t>(out, b.offset);
     wire::append_le<std::uint64_t>(out, b.length);

@@ -36,8 +36,17 @@ bool envelope_decoder::check_header() {
   current_.receiver = wire::load_le<std::uint64_t>(h + 16);
   current_.request_id = wire::load_le<std::uint64_t>(h + 24);
   body_left_ = wire::load_le<std::uint32_t>(h + 32);
-  if (wire::load_le<std::uint32_t>(h + 36) != 0)
-    return fail("reserved field is not zero");
+  current_.flags = wire::load_le<std::uint32_t>(h + 36);
+  if (current_.flags & ~envelope::body_placed)
+    return fail("unknown flags " + std::to_string(current_.flags));
+  if (current_.flags & envelope::body_placed) {
+    bool carries = current_.kind == envelope_kind::message ||
+                   current_.kind == envelope_kind::request ||
+                   current_.kind == envelope_kind::response;
+    if (!carries || buffers_left_ == 0 || body_left_ != 0)
+      return fail(std::string{"a "} + to_string(current_.kind) +
+                  " with a placed body needs one buffer for it and no inline body");
+  }
   if (buffers_left_ > limits_.max_buffers)
     return fail(std::to_string(buffers_left_) + " buffers, more than the " +
                 std::to_string(limits_.max_buffers) + " allowed");

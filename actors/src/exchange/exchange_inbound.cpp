@@ -46,9 +46,17 @@ decoded decode_counted(exchange::impl& x, link& l, inbound_message& m, caf::mess
                        std::string& error) {
   std::uint64_t copied = 0;
   auto placed = [&m](std::size_t i) { return m.placed[i]; };
+  // A body too large to go inline came placed, as the last buffer: it is
+  // read where it landed.
+  const unsigned char* body = m.env.body.data();
+  std::size_t size = m.env.body.size(), buffers = m.placed.size();
+  if (m.env.flags & envelope::body_placed) {
+    body = m.placed.back().data();
+    size = m.placed.back().size();
+    --buffers;
+  }
   decode_scope handles;
-  bool ok = decode_message(x.sys, m.env.body.data(), m.env.body.size(), m.placed.size(), placed,
-                           msg, error, &copied, &x.codec);
+  bool ok = decode_message(x.sys, body, size, buffers, placed, msg, error, &copied, &x.codec);
   if (auto unknown = handles.unknown(); !unknown.empty()) {
     x.park(l, m, unknown);
     return decoded::parked;

@@ -123,12 +123,23 @@ void link::serve_outbox() {
       case connection_core::submit_status::congested:  // unbounded here
         break;
       case connection_core::submit_status::too_large: {
+        std::uint64_t size = m.env.body.size();
+        for (const auto& b : m.placed)
+          size += b.size();
+        auto buffers = m.placed.size() - ((m.env.flags & envelope::body_placed) ? 1 : 0);
         if (m.on_failure)
           m.on_failure(send_failure::too_large,
-                       where_ + ": message larger than the peer accepts (arena " +
-                           std::to_string(peer_terms_.arena_size) + " bytes, body " +
-                           std::to_string(peer_terms_.max_body) + " bytes, " +
-                           std::to_string(peer_terms_.max_buffers) + " buffers)");
+                       where_ + ": a message of " + std::to_string(size) + " bytes in " +
+                           std::to_string(buffers) +
+                           " buffers is more than this connection carries: buffers up to the "
+                           "peer's arena (" +
+                           std::to_string(peer_terms_.arena_size) +
+                           " bytes), larger ones in pieces up to channel.max_streamed (" +
+                           std::to_string(params_.max_streamed) + " bytes in all, " +
+                           std::to_string(params_.max_streams) + " at once), at most " +
+                           std::to_string(peer_terms_.max_buffers) +
+                           " buffers; large data goes best in a riomesh::buffer (placed, "
+                           "not serialized)");
         break;
       }
       case connection_core::submit_status::closed:

@@ -7,7 +7,8 @@
 //   header (40 bytes, little-endian)
 //     u32 magic "RMEV"   u8 version   u8 kind   u16 descriptor count
 //     u64 sender         u64 receiver  u64 request id
-//     u32 body length    u32 reserved (0)
+//     u32 body length    u32 flags (1: the body is placed, as the last
+//                        buffer: one too large to go inline; body length 0)
 //   descriptors: u64 arena offset, u64 length, each
 //   body: body length bytes
 //
@@ -68,6 +69,8 @@ struct envelope {
   std::uint64_t request_id = 0;
   std::vector<arena_ref> buffers;
   std::vector<unsigned char> body;
+  std::uint32_t flags = 0;
+  static constexpr std::uint32_t body_placed = 1;
 };
 
 namespace wire_envelope {
