@@ -33,6 +33,7 @@ caf::behavior sink(caf::stateful_actor<sink_counts>* self) {
   return {
       [](std::uint64_t seq, const std::vector<char>&) { return seq; },
       [](std::uint64_t x) { return x; },
+      [](echo_atom, std::uint64_t, std::vector<char>& v) { return std::move(v); },
       // One way: (ack_every, payload).
       [self](std::uint32_t every, const std::vector<char>&) { self->state.counted(self, every); },
       [self](flush_atom) { return self->state.flushed(self); },
@@ -88,8 +89,17 @@ int caf_drive(const ports& to, const job& j) {
       return self->request(sink, std::chrono::seconds(60), flush_atom::value);
     }
   };
+  auto echoed =
+      caf::make_message(echo_atom::value, std::uint64_t{0}, std::vector<char>(j.size, 'x'));
+  auto echo = [&echoed](caf::actor sink) {
+    return [sink, echoed](auto* self, std::uint64_t) {
+      return self->request(sink, std::chrono::seconds(60), echoed);
+    };
+  };
   outcome o;
-  if (j.pattern == "oneway") {
+  if (j.pattern == "echo") {
+    o = drive_targets<std::vector<char>>(sys, j, sinks, echo);
+  } else if (j.pattern == "oneway") {
     auto oneway = caf::make_message(ack_every(j), std::vector<char>(j.size, 'x'));
     std::vector<stream> streams;
     for (auto& s : sinks)

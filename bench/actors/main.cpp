@@ -88,8 +88,9 @@ int main(int argc, char** argv) {
     else if (a == "--polling-us" && i + 1 < argc)
       ::setenv("ACTOR_BENCH_POLLING_US", argv[++i], 1);  // riomesh's channel.polling_time
     else {
-      std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
-                   "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N]\n";
+      std::cerr
+          << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
+             "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N]\n";
       return 2;
     }
   }

@@ -22,7 +22,8 @@ using clock_type = std::chrono::steady_clock;
 struct job {
   // "window": `window` requests open, each answered; "oneway": no answer
   // per message, at most `window` unacknowledged (oneway_driver.hpp);
-  // "rtt": one request at a time, each round trip timed.
+  // "rtt": one request at a time, each round trip timed; "echo": the same
+  // with a payload of `size` each way (the request's, sent back).
   std::string pattern;
   std::size_t size = 0;  // payload bytes per message
   std::uint64_t count = 0;
@@ -39,6 +40,11 @@ struct outcome {
   std::uint64_t copied = 0;  // payload bytes copied (riomesh's counters; -1: not known)
   bool known_copies = false;
 };
+
+// One request at a time, each timed: "rtt" and "echo".
+inline bool round_trips(const job& j) {
+  return j.pattern == "rtt" || j.pattern == "echo";
+}
 
 inline double percentile(std::vector<double> v, double p) {
   if (v.empty())

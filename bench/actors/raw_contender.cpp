@@ -1,7 +1,7 @@
 // Raw TCP, as a plain program would do it: blocking sockets, TCP_NODELAY,
 // a thread per connection on each side. "stream": length-prefixed messages written back to
 // back and read into one buffer, a single ack at the end (no per-message
-// acks: the ceiling); "rtt": 8-byte ping-pong.
+// acks: the ceiling); "rtt" and "echo": ping-pong of the payload.
 #include "measure.hpp"
 
 #include <arpa/inet.h>
@@ -136,7 +136,7 @@ int dial(std::uint16_t port) {
 
 // One connection's share of the job; appends its round trips to `rtts`.
 bool drive_one(int fd, const job& j, std::vector<double>& rtts) {
-  bool rtt = j.pattern == "rtt";
+  bool rtt = round_trips(j);  // the payload comes back: "rtt" and "echo" alike
   header h{rtt ? 1u : 0u, static_cast<std::uint32_t>(j.size), j.count};
   std::vector<char> buf(std::max<std::size_t>(j.size, 8), 'x');
   bool ok = write_all(fd, &h, sizeof h);

@@ -98,7 +98,7 @@ void set_rate(row& r, double msgs_per_s) {
 
 bool run_rsocket(const std::string& tool, const job& j, row& r) {
   auto addr = env_or("RIOMESH_RDMA_ADDR", "");
-  bool rtt = j.pattern == "rtt";
+  bool rtt = round_trips(j);
   auto port = std::to_string(next_port());
   // Round trips: one transfer per iteration; streams: count transfers
   // each way in one iteration.
@@ -121,7 +121,7 @@ bool run_rsocket(const std::string& tool, const job& j, row& r) {
 bool run_perftest(const job& j, row& r) {
   auto addr = env_or("RIOMESH_RDMA_ADDR", "");
   auto dev = env_or("RIOMESH_RDMA_DEVICE", "rxe0");
-  bool rtt = j.pattern == "rtt";
+  bool rtt = round_trips(j);
   auto tool = rtt ? "ib_write_lat" : "ib_write_bw";
   auto size = std::to_string(j.size), port = std::to_string(next_port());
   auto iterations = std::to_string(std::max<std::uint64_t>(j.count, 5));  // perftest's minimum
@@ -157,7 +157,7 @@ std::vector<std::string> rdma_tools() {
 }
 
 bool run_rdma_tool(const std::string& tool, const job& j, row& r) {
-  if (j.pattern == "rtt" && tool == "riostream")
+  if (round_trips(j) && tool == "riostream")
     return true;  // rstream stands for rsockets' round trip; riowrite adds nothing there
   for (auto program : tool == "ib_write" ? std::vector<std::string>{"ib_write_bw", "ib_write_lat"}
                                          : std::vector<std::string>{tool})

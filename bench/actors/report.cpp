@@ -44,7 +44,7 @@ void pairs(const case_rows& cases, std::ostream& out) {
               "raw tcp", "vs raw", "vs caf", "cpu rio", "cpu caf", "cpu raw", "copied/byte");
   for (const auto& [c, by] : cases) {
     const row* rm = find(by, "riomesh");
-    if (c.group != "pair" || c.j.pattern == "rtt" || !rm)
+    if (c.group != "pair" || round_trips(c.j) || !rm)
       continue;
     double delivered = double(rm->o.delivered) * double(c.j.size);
     const row *cf = find(by, "caf"), *rw = find(by, "raw");
@@ -54,19 +54,21 @@ void pairs(const case_rows& cases, std::ostream& out) {
         rio, caf, raw, ratio(rio, raw), ratio(rio, caf), cpu_us(rm), cpu_us(cf), cpu_us(rw),
         rm->o.known_copies && delivered > 0 ? double(rm->o.copied) / delivered : -1.0, unit(c));
   }
-  out << "\nRound trips, 8 B request / response (us)\n"
-      << line("%-16s %11s %10s %10s %10s %10s %10s %9s\n", "case", "riomesh p50", "p99", "caf p50",
-              "p99", "raw p50", "p99", "vs raw");
+  out << "\nRound trips, one request at a time (us): 8 B, and echo (the payload both ways;\n"
+         "raw tcp: ping-pong); vs: how many of theirs fit in ours\n"
+      << line("%-16s %11s %10s %10s %10s %10s %10s %9s %9s\n", "case", "riomesh p50", "p99",
+              "caf p50", "p99", "raw p50", "p99", "vs raw", "vs caf");
   for (const auto& [c, by] : cases) {
-    if (c.group != "pair" || c.j.pattern != "rtt")
+    if (c.group != "pair" || !round_trips(c.j))
       continue;
     auto p = [&](const char* k, bool p99) {
       const row* r = find(by, k);
       return r ? (p99 ? r->o.p99_us : r->o.p50_us) : 0.0;
     };
-    out << line("%-16s %11.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.2fx\n", c.name.c_str(),
+    out << line("%-16s %11.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.2fx %8.2fx\n", c.name.c_str(),
                 p("riomesh", false), p("riomesh", true), p("caf", false), p("caf", true),
-                p("raw", false), p("raw", true), ratio(p("riomesh", false), p("raw", false)));
+                p("raw", false), p("raw", true), ratio(p("riomesh", false), p("raw", false)),
+                ratio(p("riomesh", false), p("caf", false)));
   }
   out << "\nPeak resident memory (MiB, client / server)\n"
       << line("%-16s %15s %15s %15s\n", "case", "riomesh", "caf mm", "raw tcp");
@@ -117,7 +119,7 @@ void rdma(const case_rows& cases, std::ostream& out) {
   for (const auto& [c, by] : cases) {
     if (c.group != "pair" || c.j.pattern == "window")
       continue;
-    bool rtt = c.j.pattern == "rtt";
+    bool rtt = round_trips(c.j);
     auto v = [&](const char* k) {
       const row* r = find(by, k);
       return rtt ? (r && r->ok ? r->o.p50_us : 0.0) : figure(r);

@@ -1,6 +1,7 @@
 // riomesh's runtime as the bench drives it: a published sink that answers
-// every request with its sequence number and counts one-way messages, and
-// client actors that keep a window of requests open or stream one way. The
+// every request with its sequence number (or its payload, for "echo") and
+// counts one-way messages, and client actors that keep a window of requests
+// open or stream one way. The
 // payload is one pool buffer, sent again and again: placed into the
 // server's arena each time, never copied.
 #include "measure.hpp"
@@ -73,6 +74,7 @@ riomesh::config::settings node(const std::string& name, const ports& peers) {
 caf::behavior sink(caf::stateful_actor<sink_counts>* self) {
   return {
       [](const payload& p) { return p.seq; },
+      [](echo_atom, payload& p) { return std::move(p); },  // placed back from our arena
       [](std::uint64_t x) { return x; },
       [self](const bulk& b) { self->state.counted(self, b.ack_every); },
       [self](flush_atom) { return self->state.flushed(self); },
@@ -138,8 +140,15 @@ int riomesh_drive(const ports& to, const job& j) {
       return self->request(sink, std::chrono::seconds(60), flush_atom::value);
     }
   };
+  auto echo = [&data](caf::actor sink) {
+    return [sink, data](auto* self, std::uint64_t seq) {
+      return self->request(sink, std::chrono::seconds(60), echo_atom::value, payload{seq, data});
+    };
+  };
   outcome o;
-  if (j.pattern == "oneway") {
+  if (j.pattern == "echo") {
+    o = drive_targets<payload>(rt.system(), j, sinks, echo);
+  } else if (j.pattern == "oneway") {
     std::vector<stream> streams;
     for (auto& s : sinks)
       streams.push_back({s, bulk{ack_every(j), data}});

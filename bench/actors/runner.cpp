@@ -143,6 +143,11 @@ std::vector<case_spec> pair_cases(bool quick, bool vm) {
   out.push_back({"8 B one-way", "pair", {"oneway", 8, quick ? 2000u : 400000u / scale, 512}});
   out.push_back({"8 B window", "pair", {"window", 8, quick ? 2000u : 200000u / scale, 128}});
   out.push_back({"8 B round trip", "pair", {"rtt", 8, quick ? 200u : 20000u / scale, 1}});
+  // 8 MiB there and back, one request at a time: what placement, arena
+  // release and registration cost a sequential request / response.
+  out.push_back({"8 MiB echo",
+                 "pair",
+                 {"echo", 8ul << 20, quick ? 4u : std::max<std::uint64_t>(8, 128 / scale), 1}});
   return out;
 }
 

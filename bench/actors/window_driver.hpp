@@ -1,7 +1,9 @@
 // The client both actor contenders share: keeps `window` requests open to
 // each target until `count` are answered by each, and times each round trip
-// for "rtt". How one request is made (`send(self, seq)`, returning CAF's
-// response handle) is the contender's; one `send` per target.
+// for "rtt" and "echo". How one request is made (`send(self, seq)`,
+// returning CAF's response handle) is the contender's, one `send` per
+// target, and so is the reply's type (`Reply`: the sequence number, or for
+// "echo" the payload back).
 #pragma once
 
 #include "drivers.hpp"
@@ -11,6 +13,8 @@
 
 namespace bench {
 
+using echo_atom = caf::atom_constant<caf::atom("b_echo")>;
+
 struct driver_state {
   job j;
   std::uint64_t sent = 0, acked = 0;
@@ -18,15 +22,15 @@ struct driver_state {
   std::promise<driver_result>* done = nullptr;
 };
 
-template <class Send>
+template <class Reply, class Send>
 void send_next(caf::stateful_actor<driver_state>* self, Send send) {
   auto& st = self->state;
   auto sent_at = clock_type::now();
   send(self, st.sent++)
       .then(
-          [self, sent_at, send](std::uint64_t) {
+          [self, sent_at, send](const Reply&) {
             auto& st = self->state;
-            if (st.j.pattern == "rtt")
+            if (round_trips(st.j))
               st.result.rtts.push_back(
                   std::chrono::duration<double, std::micro>(clock_type::now() - sent_at).count());
             if (++st.acked == st.j.count) {
@@ -34,7 +38,7 @@ void send_next(caf::stateful_actor<driver_state>* self, Send send) {
               st.done->set_value(std::move(st.result));
               self->quit();
             } else if (st.sent < st.j.count) {
-              send_next(self, send);
+              send_next<Reply>(self, send);
             }
           },
           [self](caf::error& e) {
@@ -44,33 +48,33 @@ void send_next(caf::stateful_actor<driver_state>* self, Send send) {
           });
 }
 
-template <class Send>
+template <class Reply, class Send>
 caf::behavior window_driver(caf::stateful_actor<driver_state>* self, job j,
                             std::promise<driver_result>* done, Send send) {
   auto& st = self->state;
   st.j = j;
   st.done = done;
-  st.result.rtts.reserve(j.pattern == "rtt" ? j.count : 0);
+  st.result.rtts.reserve(round_trips(j) ? j.count : 0);
   for (std::uint64_t i = 0; i < j.window && i < j.count; ++i)
-    send_next(self, send);
+    send_next<Reply>(self, send);
   return {[](std::uint64_t) {}};
 }
 
-template <class Send>
+template <class Reply, class Send>
 outcome drive_window(caf::actor_system& sys, const job& j, const std::vector<Send>& sends) {
   return drive_all(j, sends.size(), [&](std::size_t i, std::promise<driver_result>* done) {
-    sys.spawn(window_driver<Send>, j, done, sends[i]);
+    sys.spawn(window_driver<Reply, Send>, j, done, sends[i]);
   });
 }
 
 // drive_window with one `make(target)` per target.
-template <class Make>
+template <class Reply = std::uint64_t, class Make>
 outcome drive_targets(caf::actor_system& sys, const job& j, const std::vector<caf::actor>& targets,
                       Make make) {
   std::vector<decltype(make(caf::actor{}))> sends;
   for (const auto& t : targets)
     sends.push_back(make(t));
-  return drive_window(sys, j, sends);
+  return drive_window<Reply>(sys, j, sends);
 }
 
 }  // namespace bench

@@ -35,6 +35,10 @@ caf::behavior paced_sink(caf::event_based_actor* self, std::chrono::milliseconds
   return {
       [](sum_atom, const buffer& b) { return checksum(b); },
       [](echo_atom, const buffer& b) { return b; },
+      [](std::vector<char>& v) {  // serialized, not placed: sent back reversed
+        std::reverse(v.begin(), v.end());
+        return std::move(v);
+      },
       [st, self, per_blob](const blob& b) {
         if (per_blob.count() > 0)
           std::this_thread::sleep_for(per_blob);  // falls behind on purpose

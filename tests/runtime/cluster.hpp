@@ -71,6 +71,7 @@ typename Inspector::result_type inspect(Inspector& f, to_calc& x) {
 calc_actor::behavior_type calc(calc_actor::pointer self);
 
 // Untyped: (sum_atom, buffer) -> checksum; (echo_atom, buffer) -> buffer;
+// std::vector<char> -> the same, reversed;
 // blob: counted, checked, in order per sender (gaps allowed, for sends
 // refused as congested); (count_atom) -> (count, all intact and in order).
 caf::behavior sink(caf::event_based_actor* self);

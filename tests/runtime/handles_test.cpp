@@ -3,7 +3,7 @@
 // node it is on, and is never taken for an actor of the node that reads
 // it; monitors and links work through it; a node dialed at run time is a
 // peer like a configured one.
-#include "cluster.hpp"
+#include "handle_actors.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
@@ -18,77 +18,6 @@ using namespace riomesh::test;
 using namespace std::chrono_literals;
 
 namespace {
-
-using fetch_atom = caf::atom_constant<caf::atom("t_fetch")>;
-using watch_atom = caf::atom_constant<caf::atom("t_watch")>;
-using tie_atom = caf::atom_constant<caf::atom("t_tie")>;
-
-// Remembers what it was told, in order: texts, down and exit reasons.
-// (Class-based: CAF 0.17 spawns a function without arguments through a
-// null tuple pointer, which UBSan reports.)
-class collector : public caf::event_based_actor {
- public:
-  explicit collector(caf::actor_config& cfg) : caf::event_based_actor(cfg) {}
-
-  caf::behavior make_behavior() override {
-    return {[=](const std::string& text) { lines_.push_back(text); },
-            [=](fetch_atom) { return lines_; }};
-  }
-
- protected:
-  std::vector<std::string> lines_;
-};
-
-// Passes a text on to the handle it came with, in each form; asks a typed
-// handle for a sum; monitors or links to a handle when told.
-class forwarder : public collector {
- public:
-  using collector::collector;
-
-  caf::behavior make_behavior() override {
-    set_down_handler(
-        [=](caf::down_msg& d) { lines_.push_back("down: " + system().render(d.reason)); });
-    set_exit_handler(
-        [=](caf::exit_msg& e) { lines_.push_back("exit: " + system().render(e.reason)); });
-    return {
-        [=](const to_whom& m) { send(m.who, m.text); },
-        [=](const to_address& m) {
-          send(caf::actor_cast<caf::actor>(m.who), m.text + " (by address)");
-          send(caf::actor_cast<caf::actor>(m.weak), m.text + " (by weak pointer)");
-        },
-        [=](const to_calc& m) -> caf::result<int> {
-          auto rp = make_response_promise<int>();
-          request(m.who, 10s, add_atom::value, 20, 22)
-              .then([=](int sum) mutable { rp.deliver(sum); },
-                    [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
-          return rp;
-        },
-        [=](watch_atom, const caf::actor& who) { monitor(who); },
-        [=](tie_atom, const caf::actor& who) { link_to(who); },
-        [=](fetch_atom) { return lines_; },
-        [=](const std::string& text) { lines_.push_back(text); },
-    };
-  }
-};
-
-std::vector<std::string> lines_of(runtime& rt, const caf::actor& who) {
-  caf::scoped_actor self{rt.system()};
-  std::vector<std::string> out;
-  self->request(who, 10s, fetch_atom::value)
-      .receive([&](std::vector<std::string>& l) { out = std::move(l); },
-               [&](caf::error& e) { FAIL(rt.system().render(e)); });
-  return out;
-}
-
-// Waits until `who` has heard `text` (a line starting with it); false after 15 s.
-bool hears(runtime& rt, const caf::actor& who, const std::string& text) {
-  for (auto end = std::chrono::steady_clock::now() + 15s; std::chrono::steady_clock::now() < end;
-       std::this_thread::sleep_for(20ms))
-    for (const auto& l : lines_of(rt, who))
-      if (l.rfind(text, 0) == 0)
-        return true;
-  return false;
-}
 
 struct two_nodes {
   std::unique_ptr<runtime> b, a;  // a dials b
@@ -222,4 +151,24 @@ TEST_CASE("handles: a node dialed at run time, by address, is a peer like a conf
   REQUIRE_FALSE(none);
   CHECK(is(none.error(), errc::not_connected));
   CHECK(a->system().render(none.error()).find(":1") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(two_nodes, "handles: a handle a node resolved by name comes home as the actor") {
+  // b's collector went to a by name (no CAF serializer on b's side): a
+  // sends its handle back to b inside a message, b sends it on to a, and a
+  // sends to it. Each hop must find the actor (it arrived null before).
+  auto fb = b->system().spawn<forwarder>();
+  b->publish(fb, "forwarder");
+  auto cb = b->system().spawn<collector>();
+  b->publish(cb, "collector");
+  auto at_b = a->remote_actor("node-b", "forwarder");
+  REQUIRE(at_b);
+  auto cb_at_a = a->remote_actor("node-b", "collector");
+  REQUIRE(cb_at_a);
+  auto fa = a->system().spawn<forwarder>();
+  caf::anon_send(*at_b, fa, to_whom{"b -> a -> b", *cb_at_a});
+  CHECK(hears(*b, cb, "b -> a -> b"));
+  // A handle that went out in a message stays in CAF's registry until its
+  // actor exits (CAF waits for it when the runtime ends).
+  caf::anon_send_exit(fa, caf::exit_reason::user_shutdown);
 }

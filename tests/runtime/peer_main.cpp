@@ -1,6 +1,8 @@
 // A riomesh node in its own process, for the multi-process runtime tests:
 //   runtime_peer NAME ROLE [PORT [PEER_NAME PEER_PORT]]
-// ROLE serve: publishes "sink", "calc" and "hole" (cluster.hpp); ROLE slow: its
+// ROLE serve: publishes "sink", "calc" and "hole" (cluster.hpp), "forwarder"
+// and "collector" (handle_actors.hpp; the collector's actor id is 1000 or
+// more, above the test process's: the id collision tests); ROLE slow: its
 // "sink" takes 2 ms per message, a receiver that falls behind; ROLE stream:
 // serves too, and streams blobs to PEER_NAME's "sink" (small and large in
 // turn, each filled from its sequence number) until it ends. It prints
@@ -10,6 +12,7 @@
 // RUNTIME_PEER_KEY=FILE: its node key (PEM); RUNTIME_PEER_KEYS=NAME=KEY,...:
 // the public keys it trusts.
 #include "cluster.hpp"
+#include "handle_actors.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
@@ -19,8 +22,8 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -85,6 +88,14 @@ int main(int argc, char** argv) {
     else
       rt->publish(spawn_sink(rt->system()), "sink");
     rt->publish(spawn_calc(rt->system()), "calc");
+    auto fwd = rt->system().spawn<forwarder>();
+    rt->publish(fwd, "forwarder");
+    auto coll = rt->system().spawn<collector>();
+    while (coll.id() < 1000) {
+      caf::anon_send_exit(coll, caf::exit_reason::kill);
+      coll = rt->system().spawn<collector>();
+    }
+    rt->publish(coll, "collector");
     auto hole = spawn_black_hole(rt->system());
     rt->publish(hole, "hole");
     caf::actor streamer;
@@ -100,6 +111,8 @@ int main(int argc, char** argv) {
     while (std::getline(std::cin, line)) {
     }
     caf::anon_send_exit(hole, caf::exit_reason::kill);
+    caf::anon_send_exit(fwd, caf::exit_reason::kill);
+    caf::anon_send_exit(coll, caf::exit_reason::kill);
     if (streamer)
       caf::anon_send_exit(streamer, caf::exit_reason::kill);
     rt->stop();

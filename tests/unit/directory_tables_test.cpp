@@ -99,7 +99,17 @@ TEST_CASE("export table: published names, ids peers learn, and who to tell on ex
   t.forget_peer("node-b");
   CHECK(t.exited(1).empty());
   CHECK_FALSE(t.published("worker"));  // an exited actor's names go too
-  CHECK_FALSE(t.unpublish("worker"));
+  std::uint64_t unkept = 0;
+  CHECK_FALSE(t.unpublish("worker", unkept));
+  // Unpublished: findable no more, unless a connected peer keeps it.
+  t.publish("kept", 3, worker, worker, "");
+  t.learn(3, worker, "node-b", worker);
+  t.publish("loose", 4, worker, worker, "");
+  CHECK(t.unpublish("kept", unkept));
+  CHECK(unkept == 0);
+  CHECK(t.unpublish("loose", unkept));
+  CHECK(unkept == 4);
+  CHECK(t.ids() == std::vector<std::uint64_t>{3, 4});
 }
 
 #include <riomesh/actors/connection/session_registry.hpp>

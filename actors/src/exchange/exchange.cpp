@@ -135,6 +135,14 @@ caf::error exchange::impl::not_connected(const std::string& peer) const {
                     "node '" + peer + "'" + (it == last_failure.end() ? "" : ": " + it->second));
 }
 
+void exchange::impl::keep_findable(const caf::strong_actor_ptr& who) {
+  // A peer may send the handle back: CAF's deserializer finds this node's
+  // actors in its registry only, where its serializer puts what it writes.
+  // A sender, or a name resolved, went out without it: put it there too,
+  // for as long as the export table keeps it.
+  sys.registry().put(who->id(), who);
+}
+
 void exchange::impl::export_sender(const caf::strong_actor_ptr& who, const std::string& peer) {
   bool watch = false;
   {
@@ -145,6 +153,7 @@ void exchange::impl::export_sender(const caf::strong_actor_ptr& who, const std::
   }
   if (!watch)
     return;
+  keep_findable(who);
   // Its exit tells the peers that know it, from the thread it exits on.
   std::weak_ptr<impl> me = shared_self;
   auto id = who->id();
@@ -322,6 +331,7 @@ bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who
                            std::move(interface));
     impl_->exports.watched(who->id());
   }
+  impl_->keep_findable(who);
   std::weak_ptr<impl> me = impl_->shared_self;
   auto id = who->id();
   who->get()->attach_functor([me, id](const caf::error& reason) {
@@ -332,8 +342,15 @@ bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who
 }
 
 bool exchange::unpublish(const std::string& name) {
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
-  return impl_->exports.unpublish(name);
+  std::uint64_t unkept = 0;
+  {
+    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    if (!impl_->exports.unpublish(name, unkept))
+      return false;
+  }
+  if (unkept != 0)
+    impl_->sys.registry().erase(unkept);
+  return true;
 }
 
 caf::strong_actor_ptr exchange::published(const std::string& name, std::string* interface) const {
@@ -388,6 +405,8 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
     released = x.exports.forget_peer(peer);
     x.congested_peers.erase(peer);
   }
+  for (auto& r : released)  // no connected peer knows them: findable no more
+    x.sys.registry().erase(r->id());
   for (auto& p : doomed)
     x.proxies.erase(p->node(), p->id(), why);
   for (auto& w : waits)
@@ -434,6 +453,8 @@ void exchange::clear() {
     std::swap(exports, impl_->exports);
     waits = impl_->requests.take_all();
   }
+  for (auto id : exports.ids())  // what peers knew, findable until now
+    impl_->sys.registry().erase(id);
   // While the actor system runs: killing a proxy tells its monitors.
   impl_->proxies.clear();
   {

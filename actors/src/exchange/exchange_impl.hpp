@@ -95,6 +95,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   void fail_request(const request_wait& w, caf::error why);
   caf::error not_connected(const std::string& peer) const;
   void export_sender(const caf::strong_actor_ptr& who, const std::string& peer);
+  // Puts a local actor a peer knows by id into CAF's registry, until it exits.
+  void keep_findable(const caf::strong_actor_ptr& who);
   void exported_exit(std::uint64_t id, const caf::error& reason);
   bool send_control(const std::string& peer, envelope&& e);
   caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);

@@ -30,7 +30,18 @@ class export_table {
     published_[name] = published_actor{id, std::move(handle), std::move(interface)};
     known_[id].handle = std::move(weak);
   }
-  bool unpublish(const std::string& name) { return published_.erase(name) > 0; }
+  // The id of the actor unpublished, if no connected peer keeps it alive
+  // (the caller then stops keeping it findable), else 0; false if the name
+  // was not published.
+  bool unpublish(const std::string& name, std::uint64_t& unkept) {
+    auto it = published_.find(name);
+    if (it == published_.end())
+      return false;
+    auto k = known_.find(it->second.id);
+    unkept = k == known_.end() || !k->second.keep ? it->second.id : 0;
+    published_.erase(it);
+    return true;
+  }
   const published_actor* published(const std::string& name) const {
     auto it = published_.find(name);
     return it == published_.end() ? nullptr : &it->second;
@@ -94,6 +105,12 @@ class export_table {
     return out;
   }
   std::size_t exported() const { return known_.size(); }
+  std::vector<std::uint64_t> ids() const {
+    std::vector<std::uint64_t> out;
+    for (auto& [id, k] : known_)
+      out.push_back(id);
+    return out;
+  }
 
  private:
   struct known_actor {
