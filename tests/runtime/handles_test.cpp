@@ -146,6 +146,34 @@ TEST_CASE("handles: a node dialed at run time, by address, is a peer like a conf
   self->request(a->admin(), 10s, dial_atom::value, where.host, where.port)
       .receive([](const std::string& n) { CHECK(n == "node-b"); },
                [&](caf::error& e) { FAIL(a->system().render(e)); });
+  // An event-based actor dials, resolves and asks, none of it blocking.
+  auto asker = spawn_fn(
+      a->system(),
+      [admin = a->admin(), where, data](caf::event_based_actor* self) -> caf::behavior {
+        return {[=](count_atom) -> caf::result<std::uint64_t> {
+          auto rp = self->make_response_promise<std::uint64_t>();
+          auto fail = [=](caf::error& e) mutable { rp.deliver(std::move(e)); };
+          self->request(admin, 10s, dial_atom::value, where.host, where.port)
+              .then(
+                  [=](const std::string& node) mutable {
+                    self->request(admin, 10s, resolve_atom::value, node, std::string("sink"),
+                                  std::chrono::milliseconds(5000))
+                        .then(
+                            [=](caf::strong_actor_ptr& sink, std::string&) mutable {
+                              self->request(caf::actor_cast<caf::actor>(sink), 10s, sum_atom::value,
+                                            data)
+                                  .then([=](std::uint64_t sum) mutable { rp.deliver(sum); }, fail);
+                            },
+                            fail);
+                  },
+                  fail);
+          return rp;
+        }};
+      });
+  self->request(asker, 30s, count_atom::value)
+      .receive([&](std::uint64_t sum) { CHECK(sum == checksum(data)); },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
   // Nobody there: the error says where.
   auto none = a->connect({where.host, 1});
   REQUIRE_FALSE(none);

@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 
 using namespace riomesh;
 using namespace riomesh::test;
@@ -356,9 +357,13 @@ TEST_CASE("runtime: a serialized message too large to carry is refused, saying h
 TEST_CASE_FIXTURE(two_nodes, "runtime: direct placement into memory the receiver exposed") {
   auto region = b->allocate(1 << 20);
   std::fill(region.begin(), region.end(), 0);
-  // b's actor reads the region when told: by then the data is there.
-  auto reader = spawn_fn(b->system(), [region](caf::event_based_actor*) -> caf::behavior {
-    return {[region](sum_atom) { return checksum(region); }};
+  // b's actor reads the region when told: by then the data is there. It
+  // also tells where the region is, as an application would: its answer
+  // follows b's map on the connection, so a knows the map by then.
+  auto where = std::make_shared<std::atomic<std::uint64_t>>(0);
+  auto reader = spawn_fn(b->system(), [region, where](caf::event_based_actor*) -> caf::behavior {
+    return {[region](sum_atom) { return checksum(region); },
+            [where](count_atom) { return where->load(); }};
   });
   b->publish(reader, "reader");
   auto r = a->remote_actor("node-b", "reader");
@@ -371,8 +376,12 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: direct placement into memory the receiver
     std::this_thread::sleep_for(20ms);
   }
   REQUIRE_MESSAGE(offset, error_text(*b, offset));
+  where->store(*offset);
 
   caf::scoped_actor self{a->system()};
+  self->request(*r, 10s, count_atom::value)
+      .receive([&](std::uint64_t told) { CHECK(told == *offset); },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
   for (std::uint64_t round = 0; round < 5; ++round) {
     auto data = a->allocate(region.size());
     fill(data, round);
