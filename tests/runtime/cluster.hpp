@@ -47,11 +47,12 @@ typename Inspector::result_type inspect(Inspector& f, to_whom& x) {
 struct to_address {
   std::string text;
   caf::actor_addr who;
-  caf::weak_actor_ptr weak;  // the same actor, weakly
+  caf::weak_actor_ptr weak;      // the same actor, weakly
+  caf::strong_actor_ptr strong;  // and strongly
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, to_address& x) {
-  return f(caf::meta::type_name("test::to_address"), x.text, x.who, x.weak);
+  return f(caf::meta::type_name("test::to_address"), x.text, x.who, x.weak, x.strong);
 }
 
 using sum_atom = caf::atom_constant<caf::atom("t_sum")>;

@@ -27,6 +27,7 @@ caf::behavior forwarder::make_behavior() {
       [=](const to_address& m) {
         send(caf::actor_cast<caf::actor>(m.who), m.text + " (by address)");
         send(caf::actor_cast<caf::actor>(m.weak), m.text + " (by weak pointer)");
+        send(caf::actor_cast<caf::actor>(m.strong), m.text + " (by strong pointer)");
       },
       [=](const to_calc& m) -> caf::result<int> {
         auto rp = make_response_promise<int>();

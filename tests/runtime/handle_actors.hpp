@@ -30,7 +30,7 @@ class collector : public caf::event_based_actor {
 };
 
 // A collector that also passes a text on to the handle it came with
-// (to_whom; to_address: by address and by weak pointer), asks a typed
+// (to_whom; to_address: by address, weak and strong pointer), asks a typed
 // handle for a sum (to_calc), sends a to_whom on to another actor
 // ((caf::actor via, to_whom)), and monitors or links to a handle when told
 // ((watch_atom | tie_atom, caf::actor)).

@@ -44,11 +44,13 @@ TEST_CASE_FIXTURE(two_nodes,
   caf::anon_send(*at_a, to_whom{"from b, through a, to b", cb});
   CHECK(hears(*a, ca, "from a, through b, to a"));
   CHECK(hears(*b, cb, "from b, through a, to b"));
-  // As an address and a weak pointer too; and a typed handle, asked.
+  // As an address, a weak and a strong pointer too; and a typed handle, asked.
   caf::anon_send(*at_b, to_address{"a's collector", caf::actor_cast<caf::actor_addr>(ca),
-                                   caf::actor_cast<caf::weak_actor_ptr>(ca)});
+                                   caf::actor_cast<caf::weak_actor_ptr>(ca),
+                                   caf::actor_cast<caf::strong_actor_ptr>(ca)});
   CHECK(hears(*a, ca, "a's collector (by address)"));
   CHECK(hears(*a, ca, "a's collector (by weak pointer)"));
+  CHECK(hears(*a, ca, "a's collector (by strong pointer)"));
   auto calc = spawn_calc(a->system());
   caf::scoped_actor self{a->system()};
   self->request(*at_b, 10s, to_calc{calc})
