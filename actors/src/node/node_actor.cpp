@@ -19,6 +19,7 @@
 
 #include <map>
 #include <random>
+#include <utility>
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<riomesh::channels::channel>)
 
@@ -260,13 +261,16 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
     return;
   auto& e = it->second;
   const auto& name = l->peer_name();
-  if (e.dial_key != 0) {  // dialed by address: whatever its name, it is the one
+  // Dialed by address: whatever its name, it is the one. Whoever asked is
+  // answered once the owner has been told (below), so that what they ask
+  // the directory next finds the node connected.
+  std::uint64_t answer = 0;
+  if (e.dial_key != 0) {
     auto dial = st.address_dials.find(e.dial_key);
     if (dial != st.address_dials.end())
       keep_dialing(self, name, dial->second.to);
     e.peer = name;
-    address_dial_ended(self, e.dial_key, caf::error{}, name);
-    e.dial_key = 0;
+    answer = std::exchange(e.dial_key, 0);
   }
   if (e.dialed && name != e.peer) {
     auto expected = e.peer;
@@ -302,7 +306,7 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
       bool mine_dialed_by_smaller = e.dialed == (me(self) < name);
       if (!mine_dialed_by_smaller) {
         drop_link(self, l->id(), "both nodes dialed: the other connection is kept");
-        return;
+        return address_dial_ended(self, answer, caf::error{}, name);
       }
       drop_link(self, old, "both nodes dialed: the other connection is kept");
       already = true;  // the owner saw it connected: nothing changed for it
@@ -318,6 +322,7 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
     st.redial->connected(name, clock::now());
   if (!already)
     self->send(st.owner, connected_atom::value, name, l->authenticated());
+  address_dial_ended(self, answer, caf::error{}, name);
 }
 
 void finish_drain(self_ptr self) {
