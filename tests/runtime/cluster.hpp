@@ -105,6 +105,9 @@ std::uint64_t sum_at(runtime& rt, const caf::actor& to, const buffer& data);
 // Sends (count_atom) to `to` from an actor of `rt`; the future gets the
 // error it ended with, or none if it was answered.
 std::future<caf::error> request_outcome(runtime& rt, const caf::actor& to);
+// Sends `to` (a sink) a std::vector<char> of `size` bytes, serialized, not
+// a buffer, and checks that it comes back whole and reversed.
+void check_mirrored(runtime& rt, const caf::actor& to, std::size_t size);
 void fill(buffer& b, std::uint64_t seed);
 bool matches(const buffer& b, std::uint64_t seed);  // filled with that seed
 
@@ -116,6 +119,15 @@ config::settings node_settings(const std::string& name,
                                const std::string& secret = "0123456789abcdef-test");
 void add_test_types(caf::actor_system_config& cfg);
 std::unique_ptr<runtime> start_node(const config::settings& s);
+
+// Two nodes, a dialing b: the fixture of most runtime tests.
+struct two_nodes {
+  std::unique_ptr<runtime> b, a;
+  two_nodes() {
+    b = start_node(node_settings("node-b"));
+    a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  }
+};
 
 // The error of `x` rendered, or "" if it holds a value (doctest may
 // stringify a message even when the check passes).

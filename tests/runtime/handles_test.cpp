@@ -17,18 +17,6 @@ using namespace riomesh;
 using namespace riomesh::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-struct two_nodes {
-  std::unique_ptr<runtime> b, a;  // a dials b
-  two_nodes() {
-    b = start_node(node_settings("node-b"));
-    a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
-  }
-};
-
-}  // namespace
-
 TEST_CASE_FIXTURE(two_nodes,
                   "handles: a reply-to handle in a message reaches its actor, both ways") {
   auto fb = b->system().spawn<forwarder>();

@@ -9,24 +9,11 @@
 
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <atomic>
 
 using namespace riomesh;
 using namespace riomesh::test;
 using namespace std::chrono_literals;
-
-namespace {
-
-struct two_nodes {
-  std::unique_ptr<runtime> b, a;  // a dials b
-  two_nodes() {
-    b = start_node(node_settings("node-b"));
-    a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
-  }
-};
-
-}  // namespace
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: typed request and response across nodes") {
   b->publish(spawn_calc(b->system()), "calc");
@@ -305,24 +292,12 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: a 64 MiB serialized message crosses, both
   b->publish(spawn_sink(b->system()), "sink");
   auto m = a->remote_actor("node-b", "sink");
   REQUIRE(m);
-  std::vector<char> data(64u << 20);
-  for (std::size_t i = 0; i < data.size(); ++i)
-    data[i] = static_cast<char>(i * 2654435761u >> 13);
-  caf::scoped_actor self{a->system()};
-  bool answered = false;
-  self->request(*m, 120s, data)
-      .receive(
-          [&](const std::vector<char>& back) {
-            answered = true;
-            REQUIRE(back.size() == data.size());
-            CHECK(std::equal(back.begin(), back.end(), data.rbegin()));
-          },
-          [&](caf::error& e) { FAIL(a->system().render(e)); });
-  CHECK(answered);
+  const std::size_t size = 64u << 20;
+  check_mirrored(*a, *m, size);
   // It was placed, not sent inline: decoded from where it landed.
   auto sb = b->stats();
   REQUIRE(sb.peers.size() == 1);
-  CHECK(sb.peers[0].second.bytes_placed_in + sb.peers[0].second.streamed_bytes_in >= data.size());
+  CHECK(sb.peers[0].second.bytes_placed_in + sb.peers[0].second.streamed_bytes_in >= size);
   CHECK(sb.peers[0].second.inline_bytes_in < 1u << 20);
 }
 

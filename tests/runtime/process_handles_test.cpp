@@ -8,7 +8,6 @@
 
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <thread>
 
 using namespace riomesh;
@@ -91,19 +90,6 @@ TEST_CASE("processes: a node dialed at run time, and a 64 MiB serialized message
   config::endpoint where{node_settings("x").node.listen.host, b.port()};
   auto s = a->remote_actor(where, "sink", 10s);
   REQUIRE_MESSAGE(s, error_text(*a, s));
-  std::vector<char> data(64u << 20);
-  for (std::size_t i = 0; i < data.size(); ++i)
-    data[i] = static_cast<char>(i * 2654435761u >> 11);
-  caf::scoped_actor self{a->system()};
-  bool answered = false;
-  self->request(*s, 120s, data)
-      .receive(
-          [&](const std::vector<char>& back) {
-            answered = true;
-            REQUIRE(back.size() == data.size());
-            CHECK(std::equal(back.begin(), back.end(), data.rbegin()));
-          },
-          [&](caf::error& e) { FAIL(a->system().render(e)); });
-  CHECK(answered);
+  check_mirrored(*a, *s, 64u << 20);
   CHECK(b.stop() == 0);
 }

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 namespace riomesh::test {
 
 std::uint64_t sum_at(runtime& rt, const caf::actor& to, const buffer& data) {
@@ -15,6 +17,23 @@ std::uint64_t sum_at(runtime& rt, const caf::actor& to, const buffer& data) {
       .receive([&](std::uint64_t s) { got = s; },
                [&](caf::error& e) { FAIL("sum of ", data.size(), " B: ", rt.system().render(e)); });
   return got;
+}
+
+void check_mirrored(runtime& rt, const caf::actor& to, std::size_t size) {
+  std::vector<char> data(size);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<char>(i * 2654435761u >> 13);
+  caf::scoped_actor self{rt.system()};
+  bool answered = false;
+  self->request(to, std::chrono::seconds(120), data)
+      .receive(
+          [&](const std::vector<char>& back) {
+            answered = true;
+            REQUIRE(back.size() == data.size());
+            CHECK(std::equal(back.begin(), back.end(), data.rbegin()));
+          },
+          [&](caf::error& e) { FAIL(rt.system().render(e)); });
+  CHECK(answered);
 }
 
 std::future<caf::error> request_outcome(runtime& rt, const caf::actor& to) {

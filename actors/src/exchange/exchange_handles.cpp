@@ -372,17 +372,18 @@ void exchange::impl::send_or_wait(const std::string& peer, outbound_message&& m)
     m.on_failure(send_failure::node_lost, sys.render(not_connected(peer)));
 }
 
-void exchange::impl::route_ready(const std::string& peer, const std::shared_ptr<link>& l) {
-  std::deque<outbound_message> ready;
-  {
-    std::lock_guard<std::mutex> guard(waiting_lock);
-    auto it = waiting_for_route.find(peer);
-    if (it == waiting_for_route.end())
-      return;
-    ready = std::move(it->second);
+std::deque<outbound_message> exchange::impl::take_waiting(const std::string& peer) {
+  std::deque<outbound_message> out;
+  std::lock_guard<std::mutex> guard(waiting_lock);
+  if (auto it = waiting_for_route.find(peer); it != waiting_for_route.end()) {
+    out = std::move(it->second);
     waiting_for_route.erase(it);
   }
-  for (auto& m : ready) {
+  return out;
+}
+
+void exchange::impl::route_ready(const std::string& peer, const std::shared_ptr<link>& l) {
+  for (auto& m : take_waiting(peer)) {
     auto failure = m.on_failure;
     if (submit(*l, std::move(m)) != link::submitted::queued && failure)
       failure(send_failure::node_lost, l->where() + ": cannot queue");
@@ -390,16 +391,7 @@ void exchange::impl::route_ready(const std::string& peer, const std::shared_ptr<
 }
 
 void exchange::impl::route_failed(const std::string& peer, const caf::error& why) {
-  std::deque<outbound_message> failed;
-  {
-    std::lock_guard<std::mutex> guard(waiting_lock);
-    auto it = waiting_for_route.find(peer);
-    if (it == waiting_for_route.end())
-      return;
-    failed = std::move(it->second);
-    waiting_for_route.erase(it);
-  }
-  for (auto& m : failed)
+  for (auto& m : take_waiting(peer))
     if (m.on_failure)
       m.on_failure(send_failure::node_lost, sys.render(why));
 }

@@ -113,6 +113,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   bool park(link& l, inbound_message& m, const std::vector<node_table::key>& unknown);
   void deliver_parked(link& l);
   void send_or_wait(const std::string& peer, outbound_message&& m);
+  // What waited for a route to `peer`, taken out of the table.
+  std::deque<outbound_message> take_waiting(const std::string& peer);
   void route_ready(const std::string& peer, const std::shared_ptr<link>& l);
   void route_failed(const std::string& peer, const caf::error& why);
   // exchange_inbound.cpp
