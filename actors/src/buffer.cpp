@@ -1,5 +1,5 @@
-#include <riomesh/actors/placement/invalidation_bus.hpp>
 #include <riomesh/buffer.hpp>
+#include <riomesh/channels/memory/invalidation_bus.hpp>
 
 #include <cstring>
 
@@ -34,7 +34,7 @@ buffer buffer::wrap(void* data, std::size_t size, std::function<void()> release)
   // it before the user gets it back (invalidation_bus.hpp).
   return adopt(static_cast<unsigned char*>(data), size, origin::user,
                [data, size, release = std::move(release)] {
-                 actors::invalidation_bus::global().publish(data, size);
+                 channels::invalidation_bus::global().publish(data, size);
                  if (release)
                    release();
                });

@@ -1,7 +1,7 @@
 #include <riomesh/buffer_pool.hpp>
 
 #include <riomesh/actors/placement/arena_allocator.hpp>
-#include <riomesh/actors/placement/registration_cache.hpp>
+#include <riomesh/channels/memory/registration_cache.hpp>
 
 #include <cstdlib>
 #include <list>
@@ -17,12 +17,12 @@ struct buffer_pool::state {
     // the slab keep its pages until they deregister it.
     std::shared_ptr<unsigned char> owner;
     actors::arena_allocator space;
-    std::optional<actors::registration> reg;
+    std::optional<channels::registration> reg;
     explicit slab(std::uint64_t size) : space(size) {}
   };
 
   std::size_t slab_size;
-  std::shared_ptr<actors::registrar> fabric;
+  std::shared_ptr<channels::registrar> fabric;
   mutable std::mutex lock;
   std::list<slab> slabs;
   counters stats;
@@ -74,7 +74,7 @@ struct buffer_pool::state {
   }
 };
 
-buffer_pool::buffer_pool(std::size_t slab_size, std::shared_ptr<actors::registrar> fabric)
+buffer_pool::buffer_pool(std::size_t slab_size, std::shared_ptr<channels::registrar> fabric)
     : state_(std::make_shared<state>()) {
   state_->slab_size = slab_size;
   state_->fabric = std::move(fabric);
@@ -108,7 +108,7 @@ buffer buffer_pool::allocate(std::size_t size) {
       buffer::home{from->memory, static_cast<std::size_t>(from->space.size()), from->owner});
 }
 
-const actors::registration* buffer_pool::registration_of(const buffer& b) const {
+const channels::registration* buffer_pool::registration_of(const buffer& b) const {
   if (b.where() != buffer::origin::pool)
     return nullptr;
   std::lock_guard<std::mutex> guard(state_->lock);

@@ -418,6 +418,10 @@ std::vector<section> make_schema() {
   auto ch = [](auto C::*m) {
     return slot<C, std::remove_reference_t<decltype(C{}.*m)>>{&settings::channel, m};
   };
+  using M = memory_settings;
+  auto mem = [](auto M::*m) {
+    return slot<M, std::remove_reference_t<decltype(M{}.*m)>>{&settings::memory, m};
+  };
   return {
       {"node",
        {name_field("name", {&settings::node, &N::name}, true),
@@ -442,6 +446,10 @@ std::vector<section> make_schema() {
         count_field("max_streams", ch(&C::max_streams), 1, 256),
         duration_field("keepalive", ch(&C::keepalive), 0ns, std::chrono::hours(1)),
         duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1))}},
+      {"memory",
+       {size_field("max_pinned", mem(&M::max_pinned), 0, 1024 * GiB),
+        count_field("cache_entries", mem(&M::cache_entries), 1, 1u << 20),
+        size_field("cache_bytes", mem(&M::cache_bytes), MiB, 1024 * GiB)}},
       {"runtime",
        {threads_field(),
         choice_field(

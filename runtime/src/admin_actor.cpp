@@ -38,6 +38,21 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.published", n.published);
 }
 
+void flatten(const channels::verbs::memory_domain::counters& m, stat_report& r) {
+  auto add = [&](const char* key, std::uint64_t v) { r.counters.emplace_back(key, v); };
+  add("memory.devices", m.devices);
+  add("memory.registrations", m.registrations);
+  add("memory.registered", m.registered);
+  add("memory.pinned_bytes", m.pinned_bytes);
+  add("memory.peak_pinned_bytes", m.peak_pinned_bytes);
+  add("memory.refused", m.refused);
+  add("memory.cache_hits", m.cache_hits);
+  add("memory.cache_misses", m.cache_misses);
+  add("memory.cache_evictions", m.cache_evictions);
+  add("memory.cache_entries", m.cache_entries);
+  add("memory.cache_bytes", m.cache_bytes);
+}
+
 void flatten(const std::string& peer, const actors::connection_core::counters& c, stat_report& r) {
   auto add = [&](const char* key, std::uint64_t v) {
     r.counters.emplace_back("peer." + peer + "." + key, v);
@@ -91,6 +106,7 @@ caf::behavior admin(caf::event_based_actor* self, caf::actor directory,
                       std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - started)
                           .count());
                   flatten(s.node, r);
+                  flatten(s.memory, r);
                   for (const auto& [peer, c] : s.peers)
                     flatten(peer, c, r);
                   rp.deliver(std::move(r));

@@ -1,5 +1,5 @@
-#include <riomesh/actors/placement/registration_cache.hpp>
 #include <riomesh/buffer_pool.hpp>
+#include <riomesh/channels/memory/registration_cache.hpp>
 
 #include <doctest/doctest.h>
 
@@ -14,18 +14,18 @@ using namespace riomesh;
 
 namespace {
 
-struct counting_registrar : actors::registrar {
+struct counting_registrar : channels::registrar {
   std::map<std::uintptr_t, std::size_t> live;
   std::uint32_t next = 1;
   bool refuse = false;
-  std::optional<actors::registration> register_range(std::uintptr_t base,
-                                                     std::size_t length) override {
+  std::optional<channels::registration> register_range(std::uintptr_t base,
+                                                       std::size_t length) override {
     if (refuse)
       return std::nullopt;
     live[base] = length;
-    return actors::registration{base, length, next++, 0, nullptr};
+    return channels::registration{base, length, next++, 0, nullptr};
   }
-  void deregister(const actors::registration& r) override { live.erase(r.base); }
+  void deregister(const channels::registration& r) override { live.erase(r.base); }
 };
 
 }  // namespace

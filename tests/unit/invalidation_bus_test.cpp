@@ -1,14 +1,14 @@
 // Ranges of user memory going away reach every live subscriber, from any
 // thread, and dropping a wrapped buffer publishes its range.
-#include <riomesh/actors/placement/invalidation_bus.hpp>
 #include <riomesh/buffer.hpp>
+#include <riomesh/channels/memory/invalidation_bus.hpp>
 
 #include <doctest/doctest.h>
 
 #include <thread>
 
 using namespace riomesh;
-using namespace riomesh::actors;
+using namespace riomesh::channels;
 
 TEST_CASE("invalidation bus: every live inbox hears of every range, once") {
   invalidation_bus bus;

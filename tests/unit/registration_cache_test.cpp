@@ -1,4 +1,4 @@
-#include <riomesh/actors/placement/registration_cache.hpp>
+#include <riomesh/channels/memory/registration_cache.hpp>
 
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-using namespace riomesh::actors;
+using namespace riomesh::channels;
 
 namespace {
 
@@ -132,16 +132,22 @@ TEST_CASE("registration cache: invalidated memory is never found again") {
   CHECK_FALSE(f.bad_deregister);
 }
 
-TEST_CASE("registration cache: a refusal is counted and leaves the cache as it was") {
+TEST_CASE(
+    "registration cache: a refusal after making room is counted once, and what is pinned "
+    "still serves") {
   fake_registrar f;
   registration_cache c(f, small(8, 1 << 20));
   auto a = c.acquire(addr(0x10000), 10);
+  REQUIRE(c.acquire(addr(0x40000), 10));
   c.unpin(a->id);
   f.refuse = true;
-  CHECK_FALSE(c.acquire(addr(0x10000), 3 * 4096));
+  CHECK_FALSE(c.acquire(addr(0x20000), 3 * 4096));
+  CHECK(f.calls == 4);  // a, b, then the refused one twice
   CHECK(c.stats().failures == 1);
+  CHECK(c.stats().evictions == 1);  // a: unused
   CHECK(c.entries() == 1);
-  CHECK(c.acquire(addr(0x10000), 10));  // the old one still serves
+  CHECK(c.acquire(addr(0x40000), 10));  // b, pinned, stays
+  CHECK_FALSE(f.bad_deregister);
 }
 
 TEST_CASE("registration cache: everything is deregistered at the end") {
@@ -191,4 +197,49 @@ TEST_CASE("registration cache: random use, every lease covers its buffer, nothin
   CHECK(f.live.empty());
   CHECK_FALSE(f.bad_deregister);
   CHECK(f.calls > 0);
+}
+
+namespace {
+
+// Refuses what would take the live bytes past a bound, as a pinned-memory
+// limit does.
+struct bounded_registrar : fake_registrar {
+  std::uint64_t bound = 0;
+  std::optional<registration> register_range(std::uintptr_t base, std::size_t length) override {
+    std::uint64_t in_use = 0;
+    for (const auto& [key, r] : live)
+      in_use += r.length;
+    if (in_use + length > bound) {
+      ++calls;
+      return std::nullopt;
+    }
+    return fake_registrar::register_range(base, length);
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "registration cache: a refused registration makes room from unused entries, the "
+    "overlapped one included, and tries once more") {
+  bounded_registrar f;
+  f.bound = 3 * 4096;
+  registration_cache c(f, small(8, 1 << 20));
+  auto a = c.acquire(addr(0x10000), 2 * 4096);  // pages 0x10000, 0x11000
+  REQUIRE(a);
+  // Pinned, `a` stays: a range overlapping it cannot grow past the bound.
+  CHECK_FALSE(c.acquire(addr(0x11000), 2 * 4096));
+  CHECK(c.stats().failures == 1);
+  c.unpin(a->id);
+  // Unused now: it goes, and the new range is registered alone, not grown
+  // over it.
+  auto b = c.acquire(addr(0x11000), 2 * 4096);
+  REQUIRE(b);
+  CHECK(b->reg.base == 0x11000);
+  CHECK(b->reg.length == 2 * 4096);
+  CHECK(c.stats().evictions == 1);
+  CHECK(c.entries() == 1);
+  CHECK(f.live.size() == 1);
+  c.unpin(b->id);
+  CHECK_FALSE(f.bad_deregister);
 }

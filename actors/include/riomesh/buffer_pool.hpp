@@ -12,10 +12,10 @@
 #include <memory>
 
 namespace riomesh {
-namespace actors {
+namespace channels {
 class registrar;
 struct registration;
-}  // namespace actors
+}  // namespace channels
 
 class buffer_pool {
  public:
@@ -27,7 +27,7 @@ class buffer_pool {
   };
 
   // `fabric` may be null (tcp: nothing to register).
-  buffer_pool(std::size_t slab_size, std::shared_ptr<actors::registrar> fabric);
+  buffer_pool(std::size_t slab_size, std::shared_ptr<channels::registrar> fabric);
   ~buffer_pool();
   buffer_pool(const buffer_pool&) = delete;
   buffer_pool& operator=(const buffer_pool&) = delete;
@@ -37,7 +37,7 @@ class buffer_pool {
   buffer allocate(std::size_t size);
   // The registration covering a pool buffer's bytes (rdma sends use its
   // lkey), or null for memory not from this pool.
-  const actors::registration* registration_of(const buffer& b) const;
+  const channels::registration* registration_of(const buffer& b) const;
 
   counters stats() const;
 

@@ -28,7 +28,7 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
       }()),
       batch_(s.releases),
       released_(std::make_shared<released>()),
-      regs_(std::make_unique<send_registrations>(ch, registration_cache::limits{})) {
+      regs_(std::make_unique<send_registrations>(ch)) {
   released_->wake = std::move(wake);
   if (s.inbound.arena_size > 0) {
     auto m = ch_.map(arena_, s.inbound.arena_size, 0);

@@ -6,6 +6,7 @@
 #include <riomesh/actors/directory/pending_table.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
+#include <riomesh/channels/verbs/memory_domain.hpp>
 
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/errc.hpp>
@@ -195,6 +196,8 @@ caf::result<node_stats> stats(self_ptr self) {
   auto rp = self->make_response_promise<node_stats>();
   node_stats out;
   out.node = st.x->counters();
+  if (const auto& m = st.params.node.channel.memory)
+    out.memory = m->stats();
   self->request(st.node, std::chrono::seconds(10), stats_atom::value)
       .then(
           [rp, out](peer_counters& peers) mutable {

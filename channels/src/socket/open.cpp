@@ -30,6 +30,7 @@ verbs::rdma_params rdma_params_of(const channel_options& opt) {
   p.device = opt.device;
   p.timeout_ms = static_cast<int>(opt.timeout.count());
   p.engine.iomap_credit = !opt.plain_rsocket;
+  p.domain = opt.memory;
   return p;
 }
 
@@ -105,6 +106,11 @@ channel_options channel_options::from(const config::settings& s) {
   o.device = s.node.device;
   o.settings = s.channel;
   o.gated = true;
+  verbs::memory_limits m;
+  m.max_pinned = s.memory.max_pinned;
+  m.cache.entries = s.memory.cache_entries;
+  m.cache.bytes = s.memory.cache_bytes;
+  o.memory = std::make_shared<verbs::memory_domain>(m);
   return o;
 }
 
@@ -115,8 +121,7 @@ std::unique_ptr<channel> connect(const config::endpoint& to, const channel_optio
     return nullptr;
   if (fabric == config::fabric_kind::verbs)
     return verbs::rdma_channel::connect(to, rdma_params_of(opt), error);
-  return tcp::tcp_channel::connect(to, tcp_params_of(opt), socket_options_of(opt),
-                                   error);
+  return tcp::tcp_channel::connect(to, tcp_params_of(opt), socket_options_of(opt), error);
 }
 
 std::unique_ptr<listener> listen(const config::endpoint& at, const channel_options& opt,

@@ -8,7 +8,11 @@ namespace riomesh::channels {
 raw_socket::raw_socket(std::unique_ptr<channel> ch, std::chrono::nanoseconds polling_time)
     : ch_(std::move(ch)), polling_time_(polling_time) {}
 
-raw_socket::~raw_socket() = default;
+raw_socket::~raw_socket() {
+  if (ch_)
+    for (const auto& [base, id] : pins_)
+      ch_->unpin_memory(id);
+}
 
 std::unique_ptr<raw_socket> raw_socket::connect(const config::endpoint& to,
                                                 const channel_options& opt, std::string& error) {
@@ -115,6 +119,26 @@ map_result raw_socket::riomap(void* base, std::size_t length, std::optional<std:
 
 status raw_socket::riounmap(std::uint64_t offset) {
   return ch_->unmap(offset);
+}
+
+bool raw_socket::register_memory(const void* base, std::size_t length) {
+  if (!ch_->registers_memory())
+    return true;
+  if (pins_.count(base))
+    return false;
+  auto pin = ch_->pin_memory(base, length, nullptr);
+  if (!pin)
+    return false;
+  pins_[base] = pin->id;
+  return true;
+}
+
+void raw_socket::deregister_memory(const void* base) {
+  auto it = pins_.find(base);
+  if (it == pins_.end())
+    return;
+  ch_->unpin_memory(it->second);
+  pins_.erase(it);
 }
 
 io_result raw_socket::iowrite(const void* data, std::size_t length, std::uint64_t offset,

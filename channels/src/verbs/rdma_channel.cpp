@@ -9,6 +9,7 @@
 
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace riomesh::channels::verbs {
@@ -42,6 +43,16 @@ engine::completion_status status_of(ibv_wc_status s) {
 void rdma_channel::post_work() {
   work_.clear();
   eng_->take_work(work_);
+  if (holding_) {
+    auto sends = std::stable_partition(work_.begin(), work_.end(), [](const engine::work& w) {
+      return w.kind == engine::work_kind::post_recv;
+    });
+    held_.insert(held_.end(), sends, work_.end());
+    work_.erase(sends, work_.end());
+  } else if (!held_.empty()) {
+    work_.insert(work_.begin(), held_.begin(), held_.end());
+    held_.clear();
+  }
   // Consecutive writes go out as one chain: one doorbell for what a wake
   // produced, not one per message.
   constexpr std::size_t chain_max = 32;
@@ -64,7 +75,7 @@ void rdma_channel::post_work() {
     for (std::size_t i = 0; i < chained; ++i)
       wrs[i].next = i + 1 < chained ? &wrs[i + 1] : nullptr;
     ibv_send_wr* bad = nullptr;
-    int rc = ibv_post_send(id_->qp, wrs, &bad);
+    int rc = ibv_post_send(qp_, wrs, &bad);
     std::size_t failed = bad ? static_cast<std::size_t>(bad - wrs) : 0;
     chained = 0;
     if (rc == 0)
@@ -84,7 +95,7 @@ void rdma_channel::post_work() {
         for (std::uint32_t i = 0; i < n; ++i)
           rwrs[i].next = i + 1 < n ? &rwrs[i + 1] : nullptr;
         ibv_recv_wr* bad = nullptr;
-        rc = ibv_post_recv(id_->qp, rwrs, &bad);
+        rc = ibv_post_recv(qp_, rwrs, &bad);
         left -= n;
       }
       if (rc != 0)
@@ -125,9 +136,14 @@ bool rdma_channel::poll_completions() {
       std::string detail = st == engine::completion_status::success
                                ? std::string{}
                                : ibv_wc_status_str(wc[i].status);
-      if (wc[i].wr_id == 0)  // receives carry id 0, sends never do
+      if (wc[i].wr_id & bind_tag) {
+        --binds_in_flight_;
+        if (st != engine::completion_status::success)
+          eng_->fail("binding a memory window failed: " + detail);
+      } else if (wc[i].wr_id == 0) {  // receives carry id 0, sends never do
+        holding_ = false;             // the peer wrote: its windows are bound
         eng_->on_recv_completion({wire::from_wire(wc[i].imm_data), wc[i].byte_len, st, detail});
-      else
+      } else
         eng_->on_send_completion({wc[i].wr_id, st, detail});
     }
     post_work();
@@ -190,8 +206,7 @@ void rdma_channel::progress() {
   // acknowledgements, and disconnecting flushes them. Wait for them (they
   // complete, or fail if the peer is gone).
   if (eng_->closed() && (eng_->drained() || eng_->failed()) && !disconnected_) {
-    rdma_disconnect(id_);  // the peer's connection manager learns of it
-    disconnected_ = true;
+    disconnect();  // the peer's connection manager learns of it
   }
 }
 
@@ -232,17 +247,22 @@ void rdma_channel::consume(std::size_t n) {
 }
 
 map_result rdma_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
-  ibv_mr* mr = ibv_reg_mr(pd_, base, length, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-  if (!mr)
+  exposure x;
+  std::string error;
+  // The bind goes out before the engine's update of the peer's iomap: the
+  // peer cannot write through the window before it is bound.
+  if (!expose(base, length, x, error) || !bind(x, error)) {
+    conceal(x);
     return {status::invalid};
+  }
   auto r =
-      eng_->riomap({static_cast<unsigned char*>(base), length, mr->lkey, mr->rkey}, true, offset);
+      eng_->riomap({static_cast<unsigned char*>(base), length, x.mr->lkey, x.rkey}, true, offset);
   post_work();
   if (r.st != status::ok) {
-    ibv_dereg_mr(mr);
+    conceal(x);
     return {r.st};
   }
-  maps_[r.offset] = mr;
+  maps_[r.offset] = x;
   return {status::ok, r.offset};
 }
 
@@ -250,9 +270,10 @@ status rdma_channel::unmap(std::uint64_t offset) {
   auto it = maps_.find(offset);
   if (it == maps_.end())
     return status::invalid;
-  auto st = eng_->riounmap(reinterpret_cast<std::uint64_t>(it->second->addr), it->second->length);
+  auto st =
+      eng_->riounmap(reinterpret_cast<std::uint64_t>(it->second.mr->addr), it->second.mr->length);
   post_work();
-  ibv_dereg_mr(it->second);
+  conceal(it->second);
   maps_.erase(it);
   return st;
 }
@@ -261,55 +282,47 @@ io_result rdma_channel::iowrite(const void* source, std::size_t length, std::uin
                                 std::uint64_t token) {
   if (length == 0)
     return {0, status::ok};
-  // Outside registered memory, registered for this call only: a cached
+  // Outside pinned registrations, registered for this call only: a cached
   // registration could outlive the caller's buffer and pin whatever pages
-  // come to live there. (The iomap manager's cache is where reuse belongs.)
+  // come to live there (the shared cache is where reuse belongs).
   ibv_mr* own = nullptr;
-  ibv_mr* mr = registered(source, length);
-  if (!mr)
-    mr = own = ibv_reg_mr(pd_, const_cast<void*>(source), length, IBV_ACCESS_LOCAL_WRITE);
-  if (!mr)
-    return {0, status::invalid};
+  auto lkey = registered(source, length);
+  if (!lkey) {
+    std::string error;
+    own = dev_->register_region(const_cast<void*>(source), length, IBV_ACCESS_LOCAL_WRITE, error);
+    if (!own)
+      return {0, status::invalid};
+    lkey = own->lkey;
+  }
   auto r = eng_->riowrite(
-      {reinterpret_cast<std::uint64_t>(source), static_cast<std::uint32_t>(length), mr->lkey},
-      offset, token);
+      {reinterpret_cast<std::uint64_t>(source), static_cast<std::uint32_t>(length), *lkey}, offset,
+      token);
   if (r.bytes > 0)
     sources_[token].push_back(own);
   else if (own)
-    ibv_dereg_mr(own);
+    dev_->deregister(own);
   if (!corked_)
     post_work();
   return r;
 }
 
-bool rdma_channel::register_memory(const void* base, std::size_t length) {
-  auto key = reinterpret_cast<std::uintptr_t>(base);
-  if (registered_.count(key))
-    return false;
-  ibv_mr* mr = ibv_reg_mr(pd_, const_cast<void*>(base), length, IBV_ACCESS_LOCAL_WRITE);
-  if (!mr)
-    return false;
-  registered_[key] = mr;
-  return true;
+std::optional<memory_pin> rdma_channel::pin_memory(const void* base, std::size_t length,
+                                                   std::shared_ptr<const void> keep) {
+  auto p = dev_->sends().acquire(base, length, std::move(keep));
+  if (!p)
+    return std::nullopt;
+  return memory_pin{p->id, p->fresh};
 }
 
-void rdma_channel::deregister_memory(const void* base) {
-  auto it = registered_.find(reinterpret_cast<std::uintptr_t>(base));
-  if (it == registered_.end())
-    return;
-  ibv_dereg_mr(it->second);
-  registered_.erase(it);
+void rdma_channel::unpin_memory(std::uint64_t id) {
+  dev_->sends().unpin(id);
 }
 
-ibv_mr* rdma_channel::registered(const void* p, std::size_t n) const {
-  auto at = reinterpret_cast<std::uintptr_t>(p);
-  auto it = registered_.upper_bound(at);
-  if (it == registered_.begin())
-    return nullptr;
-  --it;
-  ibv_mr* mr = it->second;
-  std::uintptr_t start = it->first;
-  return at - start <= mr->length && n <= mr->length - (at - start) ? mr : nullptr;
+std::optional<std::uint32_t> rdma_channel::registered(const void* p, std::size_t n) const {
+  auto r = dev_->sends().covering(p, n);
+  if (!r)
+    return std::nullopt;
+  return r->lkey;
 }
 
 bool rdma_channel::take_events(std::vector<event>& out) {
@@ -321,8 +334,7 @@ bool rdma_channel::take_events(std::vector<event>& out) {
     auto it = sources_.find(out[i].token);
     if (it == sources_.end() || it->second.empty())
       continue;
-    if (it->second.front())
-      ibv_dereg_mr(it->second.front());
+    dev_->deregister(it->second.front());
     it->second.pop_front();
     if (it->second.empty())
       sources_.erase(it);

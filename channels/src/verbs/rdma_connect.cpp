@@ -51,7 +51,7 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
             (rc ? std::string{std::strerror(errno)} : step);
     return nullptr;
   }
-  if (!ch->setup(id, events, p, error))
+  if (!ch->setup(id, events, p, false, error))
     return nullptr;
   auto mine = wire::encode(ch->eng_->local_conn_data());
   auto param = conn_param(mine);
@@ -68,6 +68,13 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
   }
   ch->peer_ = net::name_of(rdma_get_peer_addr(id));
   set_nonblocking(events->fd);
+  // Our windows are bound before anything we send: the peer writes to us
+  // only after our first write (it holds its sends until then), which the
+  // send queue orders after the binds.
+  if (!ch->bind(ch->target_x_, error) || !ch->bind(ch->ring_x_, error)) {
+    error = "peer " + ch->peer_ + ": " + error;
+    return nullptr;
+  }
   if (!ch->eng_->start(std::get<wire::conn_data>(peer))) {
     error = "peer " + ch->peer_ + ": " + ch->eng_->reason();
     return nullptr;
@@ -164,7 +171,7 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     ch->cm_events_ = own;
     return nullptr;
   }
-  if (!ch->setup(child, own, params_, error)) {
+  if (!ch->setup(child, own, params_, true, error)) {
     rdma_reject(child, nullptr, 0);
     return nullptr;
   }
@@ -173,8 +180,16 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     rdma_reject(child, nullptr, 0);
     return nullptr;
   }
+  if (ch->own_qp_ && !ch->ready_own_qp(error)) {
+    error = "peer " + ch->peer_ + ": " + error;
+    rdma_reject(child, nullptr, 0);
+    return nullptr;
+  }
+  ch->holding_ = ch->windows_;
   auto mine = wire::encode(ch->eng_->local_conn_data());
   auto param = conn_param(mine);
+  if (ch->own_qp_)
+    param.qp_num = ch->qp_->qp_num;
   // The queue pair is ready to send once accepted. The peer's last step
   // (its RTU, then ESTABLISHED here) comes through the channel's own
   // events: waiting for it here would let a client that never takes it

@@ -33,26 +33,26 @@ rdma_params rdma_params::from(const config::channel_settings& c) {
 
 rdma_channel::~rdma_channel() {
   if (id_ && !disconnected_)
-    rdma_disconnect(id_);
-  for (auto& [off, mr] : maps_)
-    ibv_dereg_mr(mr);
+    disconnect();
+  for (auto& [off, x] : maps_)
+    conceal(x);
   for (auto& [token, mrs] : sources_)
     for (auto* mr : mrs)
-      if (mr)
-        ibv_dereg_mr(mr);
-  for (auto& [start, mr] : registered_)
-    ibv_dereg_mr(mr);
-  if (id_ && id_->qp)
+      dev_->deregister(mr);
+  // A bound window holds its queue pair: destroying the queue pair first
+  // would wait for it forever (rxe).
+  conceal(target_x_);
+  conceal(ring_x_);
+  if (own_qp_ && qp_)
+    ibv_destroy_qp(qp_);
+  else if (id_ && id_->qp)
     rdma_destroy_qp(id_);
-  for (auto* mr : mrs_)
-    if (mr)
-      ibv_dereg_mr(mr);
+  if (dev_)
+    dev_->deregister(send_mr_);
   if (cq_)
     ibv_destroy_cq(cq_);
   if (comp_)
     ibv_destroy_comp_channel(comp_);
-  if (pd_)
-    ibv_dealloc_pd(pd_);
   if (id_)
     rdma_destroy_id(id_);
   if (cm_events_)
@@ -62,18 +62,37 @@ rdma_channel::~rdma_channel() {
 }
 
 bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p,
-                         std::string& error) {
+                         bool accepting, std::string& error) {
   params_ = p;
   id_ = id;
   cm_events_ = events;
   auto& ep = params_.engine;
-  pd_ = ibv_alloc_pd(id->verbs);
-  comp_ = pd_ ? ibv_create_comp_channel(id->verbs) : nullptr;
+  const char* device = ibv_get_device_name(id->verbs->device);
+  domain_ = params_.domain;
+  if (domain_) {
+    dev_ = domain_->attach(id->verbs, error);
+    if (!dev_)
+      return false;
+    if (!dev_->windows()) {
+      notes_.push_back(std::string{"device "} + device +
+                       " has no type 2 memory windows: this connection keeps its own protection "
+                       "domain and registrations");
+      domain_.reset();
+    }
+  }
+  windows_ = domain_ != nullptr;
+  if (!domain_) {
+    domain_ = std::make_shared<memory_domain>(memory_limits{});
+    dev_ = domain_->attach(id->verbs, error);
+    if (!dev_)
+      return false;
+  }
+  pd_ = dev_->pd();
+  comp_ = ibv_create_comp_channel(id->verbs);
   if (!comp_) {
-    error = sys_error("cannot allocate a protection domain or completion channel");
+    error = sys_error("cannot create a completion channel");
     return false;
   }
-  const char* device = ibv_get_device_name(id->verbs->device);
   if (!params_.device.empty() && params_.device != device) {
     error = "the address routes to RDMA device " + std::string{device} +
             ", not to the configured device " + params_.device +
@@ -108,16 +127,19 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
   ep.sq_size = std::min(ep.sq_size, limit);
   ep.rq_size = std::min(ep.rq_size, limit - wire::control_slots);
   // One completion queue serves both: it must hold every request at once.
+  // Window binds take send queue entries beside the engine's.
+  const std::uint32_t binds = windows_ ? bind_slots : 0;
+  ep.sq_size = std::min(ep.sq_size, limit - binds);
   auto cqe_limit = static_cast<std::uint32_t>(dev.max_cqe);
-  if (ep.sq_size + ep.rq_size + 2 * wire::control_slots > cqe_limit) {
-    ep.sq_size = cqe_limit - ep.rq_size - 2 * wire::control_slots;
+  if (ep.sq_size + binds + ep.rq_size + 2 * wire::control_slots > cqe_limit) {
+    ep.sq_size = cqe_limit - binds - ep.rq_size - 2 * wire::control_slots;
     notes_.push_back("send queue clamped to " + std::to_string(ep.sq_size) +
                      " so that one completion queue of " + std::to_string(cqe_limit) +
                      " entries holds both queues");
   }
-  cq_ =
-      ibv_create_cq(id->verbs, static_cast<int>(ep.sq_size + ep.rq_size + 2 * wire::control_slots),
-                    nullptr, comp_, 0);
+  cq_ = ibv_create_cq(id->verbs,
+                      static_cast<int>(ep.sq_size + binds + ep.rq_size + 2 * wire::control_slots),
+                      nullptr, comp_, 0);
   if (!cq_) {
     error = sys_error("cannot create a completion queue");
     return false;
@@ -126,12 +148,25 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
   qa.send_cq = qa.recv_cq = cq_;
   qa.qp_type = IBV_QPT_RC;
   qa.sq_sig_all = 1;
-  qa.cap.max_send_wr = ep.sq_size;
+  qa.cap.max_send_wr = ep.sq_size + binds;
   qa.cap.max_recv_wr = ep.rq_size + wire::control_slots;
   qa.cap.max_send_sge = 2;
   qa.cap.max_recv_sge = 1;
   qa.cap.max_inline_data = ep.inline_size;
-  if (rdma_create_qp(id, pd_, &qa) != 0) {
+  own_qp_ = windows_ && accepting;
+  if (own_qp_) {
+    qp_ = ibv_create_qp(pd_, &qa);
+    ibv_qp_attr init{};
+    int mask = 0;
+    init.qp_state = IBV_QPS_INIT;
+    if (qp_ && (rdma_init_qp_attr(id, &init, &mask) != 0 || ibv_modify_qp(qp_, &init, mask) != 0)) {
+      error = sys_error("cannot take the queue pair to INIT");
+      return false;
+    }
+  } else if (rdma_create_qp(id, pd_, &qa) == 0) {
+    qp_ = id->qp;
+  }
+  if (!qp_) {
     error =
         sys_error("cannot create the queue pair (sq " + std::to_string(ep.sq_size) + ", rq " +
                   std::to_string(ep.rq_size) + ", inline " + std::to_string(ep.inline_size) + ")");
@@ -145,19 +180,15 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
   target_list_.assign(wire::target_list_size(ep.iomap_slots), 0);
   recv_ring_.assign(params_.recv_ring, 0);
   send_ring_.assign(params_.send_ring, 0);
-  const int remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-  mrs_[0] = ibv_reg_mr(pd_, target_list_.data(), target_list_.size(), remote);
-  mrs_[1] = ibv_reg_mr(pd_, recv_ring_.data(), recv_ring_.size(), remote);
-  mrs_[2] = ibv_reg_mr(pd_, send_ring_.data(), send_ring_.size(), IBV_ACCESS_LOCAL_WRITE);
-  if (!mrs_[0] || !mrs_[1] || !mrs_[2]) {
-    error = sys_error("cannot register " +
-                      std::to_string(target_list_.size() + recv_ring_.size() + send_ring_.size()) +
-                      " bytes of connection memory (is the memlock limit, ulimit -l, too low?)");
+  send_mr_ =
+      dev_->register_region(send_ring_.data(), send_ring_.size(), IBV_ACCESS_LOCAL_WRITE, error);
+  if (!send_mr_ || !expose(target_list_.data(), target_list_.size(), target_x_, error) ||
+      !expose(recv_ring_.data(), recv_ring_.size(), ring_x_, error))
     return false;
-  }
-  engine::regions mem{{target_list_.data(), target_list_.size(), mrs_[0]->lkey, mrs_[0]->rkey},
-                      {recv_ring_.data(), recv_ring_.size(), mrs_[1]->lkey, mrs_[1]->rkey},
-                      {send_ring_.data(), send_ring_.size(), mrs_[2]->lkey, mrs_[2]->rkey}};
+  engine::regions mem{
+      {target_list_.data(), target_list_.size(), target_x_.mr->lkey, target_x_.rkey},
+      {recv_ring_.data(), recv_ring_.size(), ring_x_.mr->lkey, ring_x_.rkey},
+      {send_ring_.data(), send_ring_.size(), send_mr_->lkey, send_mr_->rkey}};
   eng_ = std::make_unique<engine::engine>(ep, mem);
   ibv_req_notify_cq(cq_, 0);
   armed_ = true;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,6 +25,12 @@ using engine::event_kind;
 using engine::io_result;
 using engine::shutdown_how;
 using engine::status;
+
+// A pinned registration of memory iowrite() sources come from.
+struct memory_pin {
+  std::uint64_t id = 0;
+  bool fresh = false;  // registered by this call (a miss)
+};
 
 struct map_result {
   status st = status::ok;
@@ -68,11 +75,17 @@ class channel {
   // already ends the stream in order (tcp: the socket's end of stream).
   virtual bool awaits_peer_on_close() const { return false; }
 
-  // Memory that iowrite() sources will come from, registered once instead of
-  // per call (rdma); the caller keeps it alive until deregister_memory().
-  // Harmless where nothing needs registering (tcp).
-  virtual bool register_memory(const void* /*base*/, std::size_t /*length*/) { return true; }
-  virtual void deregister_memory(const void* /*base*/) {}
+  // Pins a registration covering [base, base + length) that iowrite()
+  // sources will come from, instead of one per call (rdma: from the cache
+  // the node's connections on the device share, registered on a miss);
+  // `keep` holds the memory for as long as a registration made now covers
+  // it. Nothing where no registration is needed (tcp) or none can be had
+  // (iowrite then registers for the one call).
+  virtual std::optional<memory_pin> pin_memory(const void* /*base*/, std::size_t /*length*/,
+                                               std::shared_ptr<const void> /*keep*/) {
+    return std::nullopt;
+  }
+  virtual void unpin_memory(std::uint64_t /*id*/) {}
   // Whether iowrite() sources need registering at all (rdma yes, tcp no).
   virtual bool registers_memory() const { return false; }
 

@@ -11,6 +11,10 @@
 
 namespace riomesh::channels {
 
+namespace verbs {
+class memory_domain;
+}
+
 struct channel_options {
   // verbs or tcp; automatic asks the device probe (choose_fabric).
   config::fabric_kind fabric = config::fabric_kind::automatic;
@@ -23,6 +27,9 @@ struct channel_options {
   // A riomesh node's connection: the peer may map or place only once the
   // session is authenticated (channel::authorize). from() sets it.
   bool gated = false;
+  // verbs: the node's memory domain, shared by its connections; null: each
+  // connection has its own. from() makes one.
+  std::shared_ptr<verbs::memory_domain> memory;
 
   static channel_options from(const config::settings& s);
 };

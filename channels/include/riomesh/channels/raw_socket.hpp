@@ -72,10 +72,10 @@ class raw_socket {
   io_result iowrite(const void* data, std::size_t length, std::uint64_t offset,
                     std::uint64_t token);
   bool done(std::uint64_t token) const { return !pending_.count(token); }
-  bool register_memory(const void* base, std::size_t length) {
-    return ch_->register_memory(base, length);
-  }
-  void deregister_memory(const void* base) { ch_->deregister_memory(base); }
+  // Keeps [base, base + length) registered for iowrite() sources until
+  // deregister_memory(base); the caller keeps the memory alive until then.
+  bool register_memory(const void* base, std::size_t length);
+  void deregister_memory(const void* base);
 
   status shutdown(shutdown_how how);
   // Shuts both directions down, waits (up to `linger`) until everything
@@ -105,6 +105,7 @@ class raw_socket {
   bool retry_once(const std::function<bool()>& done);
 
   std::unique_ptr<channel> ch_;
+  std::map<const void*, std::uint64_t> pins_;  // register_memory(), by base
   std::chrono::nanoseconds polling_time_;
   bool blocking_ = true;
   std::optional<std::chrono::milliseconds> timeout_;

@@ -78,6 +78,17 @@ struct channel_settings {
   duration peer_timeout = std::chrono::seconds(5);
 };
 
+// What the node registers with its RDMA devices, node-wide (one memory
+// domain per node: every connection on a device shares its registrations).
+struct memory_settings {
+  // Bytes the node may pin at once (registered memory is locked memory);
+  // 0: bounded by RLIMIT_MEMLOCK only.
+  std::uint64_t max_pinned = 0;
+  // The cache of send registrations: entries and bytes kept while unused.
+  std::uint32_t cache_entries = 1024;
+  std::uint64_t cache_bytes = 1ull << 30;
+};
+
 struct runtime_settings {
   std::uint32_t threads = 0;  // 0: one per core
   scheduler_policy policy = scheduler_policy::sharing;
@@ -111,6 +122,7 @@ struct settings {
   node_settings node;
   cluster_settings cluster;
   channel_settings channel;
+  memory_settings memory;
   runtime_settings runtime;
   logging_settings logging;
   std::vector<actor_spec> actors;

@@ -19,6 +19,7 @@
 
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/node/node_actor.hpp>
+#include <riomesh/channels/verbs/memory_domain.hpp>
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
@@ -58,6 +59,8 @@ struct directory_counters {
 
 struct node_stats {
   directory_counters node;
+  // The node's memory domain (rdma): registrations and pinned bytes.
+  channels::verbs::memory_domain::counters memory;
   std::vector<std::pair<std::string, connection_core::counters>> peers;
 };
 

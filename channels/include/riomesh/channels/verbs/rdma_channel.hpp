@@ -6,6 +6,7 @@
 
 #include <riomesh/channels/channel.hpp>
 #include <riomesh/channels/engine/engine.hpp>
+#include <riomesh/channels/verbs/memory_domain.hpp>
 #include <riomesh/config/settings.hpp>
 
 #include <chrono>
@@ -21,6 +22,8 @@ struct ibv_pd;
 struct ibv_cq;
 struct ibv_comp_channel;
 struct ibv_mr;
+struct ibv_mw;
+struct ibv_qp;
 
 namespace riomesh::channels::verbs {
 
@@ -31,6 +34,9 @@ struct rdma_params {
   int timeout_ms = 5000;  // address, route and connection setup
   std::chrono::nanoseconds keepalive = std::chrono::seconds(1);  // 0: never
   std::string device;  // empty: whichever device routes to the address
+  // The node's memory domain, shared by its connections; null: the
+  // connection has a private one (its own protection domain).
+  std::shared_ptr<memory_domain> domain;
 
   static rdma_params from(const config::channel_settings& c);
 };
@@ -61,8 +67,9 @@ class rdma_channel final : public channel {
   void cork(bool on) override;
   bool drained() const override { return eng_->drained(); }
   bool awaits_peer_on_close() const override { return true; }
-  bool register_memory(const void* base, std::size_t length) override;
-  void deregister_memory(const void* base) override;
+  std::optional<memory_pin> pin_memory(const void* base, std::size_t length,
+                                       std::shared_ptr<const void> keep) override;
+  void unpin_memory(std::uint64_t id) override;
   bool registers_memory() const override { return true; }
   void keepalive();
   // A keepalive every params.keepalive: a peer that is gone then fails it
@@ -85,6 +92,9 @@ class rdma_channel final : public channel {
   // What setup had to adjust (queue or inline sizes the device could not
   // give), for the owner to log.
   const std::vector<std::string>& notes() const { return notes_; }
+  // Whether what this connection exposes is reached through memory windows
+  // bound to its queue pair (a shared protection domain).
+  bool uses_windows() const { return windows_; }
 
  private:
   friend class rdma_listener;
@@ -92,31 +102,69 @@ class rdma_channel final : public channel {
   // directly (tests/property/verbs_link.cpp).
   friend struct rdma_channel_probe;
   rdma_channel() = default;
-  // Creates PD, CQ, QP and the engine's regions on `id`; false with `error`.
-  bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p, std::string& error);
+  // Memory exposed to the peer: a registration, and where windows are used
+  // the window bound over it to this queue pair; `rkey` is what the peer
+  // gets.
+  // Send queue entries kept for window binds (the ring's, the target
+  // lists', then maps), and the work request ids they carry.
+  static constexpr std::uint32_t bind_slots = 8;
+  static constexpr std::uint64_t bind_tag = 1ull << 63;
+  struct exposure {
+    ibv_mr* mr = nullptr;
+    ibv_mw* mw = nullptr;
+    std::uint32_t rkey = 0;
+  };
+  // Takes the protection domain from the node's memory domain (or a
+  // private one), creates CQ, QP and the engine's regions on `id`; false
+  // with `error`. An accepting side with windows creates its queue pair
+  // itself, so that its windows are bound before the peer may write.
+  bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p, bool accepting,
+             std::string& error);
+  bool expose(void* base, std::size_t n, exposure& out, std::string& error);
+  // Posts the bind of `x`'s window (the queue pair is ready to send).
+  bool bind(exposure& x, std::string& error);
+  void conceal(exposure& x);
+  // Accepting with our own queue pair: to RTR and RTS, the windows bound
+  // and their binds completed; the peer may write once we accept.
+  bool ready_own_qp(std::string& error);
+  // The queue pair to the error state (our own: rdma_cm does not) and the
+  // peer told.
+  void disconnect();
   void post_work();
   // Takes in every queued completion; true if there was any.
   bool poll_completions();
   void handle_cm_events();
-  // The registration covering [p, p + n) among register_memory()'s, or null.
-  ibv_mr* registered(const void* p, std::size_t n) const;
+  // The lkey of a pinned registration covering [p, p + n), if any.
+  std::optional<std::uint32_t> registered(const void* p, std::size_t n) const;
 
   rdma_params params_;
   std::string peer_;
+  // Outlives every registration below (members go in reverse order).
+  std::shared_ptr<memory_domain> domain_;
+  memory_domain::device* dev_ = nullptr;
+  bool windows_ = false;
   rdma_event_channel* cm_events_ = nullptr;
   rdma_cm_id* id_ = nullptr;
+  ibv_qp* qp_ = nullptr;
+  bool own_qp_ = false;  // created here, not by rdma_cm
   ibv_pd* pd_ = nullptr;
   ibv_comp_channel* comp_ = nullptr;
   ibv_cq* cq_ = nullptr;
   int epoll_fd_ = -1;
   std::vector<unsigned char> target_list_, recv_ring_, send_ring_;
-  ibv_mr* mrs_[3] = {nullptr, nullptr, nullptr};
-  std::map<std::uint64_t, ibv_mr*> maps_;  // offset -> our map's registration
+  exposure target_x_, ring_x_;
+  ibv_mr* send_mr_ = nullptr;
+  std::map<std::uint64_t, exposure> maps_;  // offset -> our map
+  std::uint32_t binds_in_flight_ = 0;
+  // Accepted with windows: our sends wait for the peer's first write, which
+  // follows its own binds (an earlier write of ours could find its ring
+  // not yet bound and fail the connection).
+  bool holding_ = false;
+  std::vector<engine::work> held_;
   // iowrite sources outside registered memory, registered per call and
   // released at its iowrite_done (calls complete in order: a FIFO per
   // token; null where registered memory served)
   std::map<std::uint64_t, std::deque<ibv_mr*>> sources_;
-  std::map<std::uintptr_t, ibv_mr*> registered_;  // register_memory(), by start address
   std::unique_ptr<engine::engine> eng_;
   std::vector<engine::work> work_;
   bool disconnected_ = false;

@@ -1,10 +1,17 @@
-#include <riomesh/actors/placement/registration_cache.hpp>
+#include <riomesh/channels/memory/registration_cache.hpp>
 
 #include <algorithm>
 #include <iterator>
 #include <vector>
 
-namespace riomesh::actors {
+namespace riomesh::channels {
+namespace {
+
+bool covers(const registration& r, std::uintptr_t at, std::size_t n) {
+  return at >= r.base && at - r.base <= r.length && n <= r.length - (at - r.base);
+}
+
+}  // namespace
 
 registration_cache::registration_cache(registrar& fabric, const limits& l)
     : fabric_(fabric), limits_(l) {
@@ -39,8 +46,7 @@ std::optional<registration_cache::lease> registration_cache::acquire(const void*
   auto it = live_.upper_bound(at);
   if (it != live_.begin()) {
     auto& e = entries_.at(std::prev(it)->second);
-    if (at >= e.reg.base && at - e.reg.base <= e.reg.length &&
-        n <= e.reg.length - (at - e.reg.base)) {
+    if (covers(e.reg, at, n)) {
       ++stats_.hits;
       ++e.pins;
       lru_.splice(lru_.begin(), lru_, e.lru);
@@ -50,16 +56,29 @@ std::optional<registration_cache::lease> registration_cache::acquire(const void*
   ++stats_.misses;
   // Page-aligned, and grown over the live ranges it overlaps, which it
   // replaces: live ranges stay disjoint, so one lookup finds a cover.
-  std::uintptr_t lo = at / limits_.page * limits_.page;
-  std::uintptr_t hi = (at + n + limits_.page - 1) / limits_.page * limits_.page;
+  std::uintptr_t lo = 0, hi = 0;
   std::vector<std::uint64_t> overlapped;
-  for_overlapping(lo, hi, [&](std::uint64_t id) {
-    const auto& r = entries_.at(id).reg;
-    lo = std::min(lo, r.base);
-    hi = std::max(hi, r.base + r.length);
-    overlapped.push_back(id);
-  });
+  auto cover = [&] {
+    lo = at / limits_.page * limits_.page;
+    hi = (at + n + limits_.page - 1) / limits_.page * limits_.page;
+    overlapped.clear();
+    for_overlapping(lo, hi, [&](std::uint64_t id) {
+      const auto& r = entries_.at(id).reg;
+      lo = std::min(lo, r.base);
+      hi = std::max(hi, r.base + r.length);
+      overlapped.push_back(id);
+    });
+  };
+  cover();
   auto reg = fabric_.register_range(lo, hi - lo);
+  if (!reg && std::any_of(entries_.begin(), entries_.end(),
+                          [](const auto& e) { return !e.second.retired && e.second.pins == 0; })) {
+    // The bound on pinned memory, most likely: what nothing uses goes
+    // first, the overlapped included, and the cover shrinks with it.
+    evict_unpinned();
+    cover();
+    reg = fabric_.register_range(lo, hi - lo);
+  }
   if (!reg) {
     ++stats_.failures;
     return std::nullopt;
@@ -74,6 +93,15 @@ std::optional<registration_cache::lease> registration_cache::acquire(const void*
   bytes_ += reg->length;
   evict_past_limits();
   return lease{id, *reg};
+}
+
+const registration* registration_cache::covering(const void* p, std::size_t n) const {
+  auto at = reinterpret_cast<std::uintptr_t>(p);
+  auto it = live_.upper_bound(at);
+  if (it == live_.begin())
+    return nullptr;
+  const auto& r = entries_.at(std::prev(it)->second).reg;
+  return covers(r, at, n) ? &r : nullptr;
 }
 
 void registration_cache::unpin(std::uint64_t id) {
@@ -121,4 +149,14 @@ void registration_cache::evict_past_limits() {
   }
 }
 
-}  // namespace riomesh::actors
+void registration_cache::evict_unpinned() {
+  std::vector<std::uint64_t> idle;
+  for (auto id : lru_)
+    if (entries_.at(id).pins == 0)
+      idle.push_back(id);
+  stats_.evictions += idle.size();
+  for (auto id : idle)
+    retire(id);
+}
+
+}  // namespace riomesh::channels

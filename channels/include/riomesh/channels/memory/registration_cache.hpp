@@ -14,7 +14,7 @@
 #include <optional>
 #include <unordered_map>
 
-namespace riomesh::actors {
+namespace riomesh::channels {
 
 struct registration {
   std::uintptr_t base = 0;
@@ -52,8 +52,13 @@ class registration_cache {
   registration_cache& operator=(const registration_cache&) = delete;
 
   // A registration covering [p, p + n), pinned until unpin(lease.id).
-  // Nothing if n is 0 or the fabric refused (counted as a failure).
+  // A refused registration (a bound on pinned memory) evicts every unpinned
+  // entry and is tried once more. Nothing if n is 0 or the fabric refused
+  // again (counted as a failure).
   std::optional<lease> acquire(const void* p, std::size_t n);
+  // The live registration covering [p, p + n), without pinning it (the
+  // caller holds a pin on it), or null.
+  const registration* covering(const void* p, std::size_t n) const;
   void unpin(std::uint64_t id);
   // [p, p + n) is going away: no later acquire finds a registration that
   // overlaps it; pinned ones are deregistered when their last pin goes.
@@ -74,6 +79,7 @@ class registration_cache {
   void retire(std::uint64_t id);
   void drop(std::uint64_t id);
   void evict_past_limits();
+  void evict_unpinned();
   // Ids of live entries overlapping [lo, hi).
   template <class F>
   void for_overlapping(std::uintptr_t lo, std::uintptr_t hi, F&& f);
@@ -88,4 +94,4 @@ class registration_cache {
   std::list<std::uint64_t> lru_;                  // live ids, most recent first
 };
 
-}  // namespace riomesh::actors
+}  // namespace riomesh::channels

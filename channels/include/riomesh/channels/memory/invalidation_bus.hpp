@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace riomesh::actors {
+namespace riomesh::channels {
 
 class invalidation_bus {
  public:
@@ -40,4 +40,4 @@ class invalidation_bus {
   std::vector<std::weak_ptr<inbox>> inboxes_;
 };
 
-}  // namespace riomesh::actors
+}  // namespace riomesh::channels

@@ -1,8 +1,8 @@
-#include <riomesh/actors/placement/invalidation_bus.hpp>
+#include <riomesh/channels/memory/invalidation_bus.hpp>
 
 #include <algorithm>
 
-namespace riomesh::actors {
+namespace riomesh::channels {
 
 invalidation_bus& invalidation_bus::global() {
   static invalidation_bus bus;
@@ -31,4 +31,4 @@ void invalidation_bus::publish(const void* p, std::size_t n) {
                  inboxes_.end());
 }
 
-}  // namespace riomesh::actors
+}  // namespace riomesh::channels

@@ -1,0 +1,65 @@
+// One registration cache shared by every connection on a device, from
+// whichever I/O thread sends: a pool slab sent to 64 peers is registered
+// once. Lookups take a short lock and never wait on anything slower than
+// the registration a miss makes. Each entry holds the memory it covers
+// (`keep`) so a registration never outlives its pages; user memory that
+// goes back to the user is invalidated before the next lookup
+// (invalidation_bus.hpp).
+#pragma once
+
+#include <riomesh/channels/memory/invalidation_bus.hpp>
+#include <riomesh/channels/memory/registration_cache.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace riomesh::channels {
+
+class shared_registrations {
+ public:
+  struct pinned {
+    std::uint64_t id = 0;
+    registration reg;
+    bool fresh = false;  // registered for this call (a miss)
+  };
+
+  shared_registrations(registrar& fabric, const registration_cache::limits& l);
+  ~shared_registrations();
+  shared_registrations(const shared_registrations&) = delete;
+  shared_registrations& operator=(const shared_registrations&) = delete;
+
+  // A registration covering [p, p + n), pinned until unpin(); `keep` holds
+  // the memory while a registration made now covers it.
+  std::optional<pinned> acquire(const void* p, std::size_t n, std::shared_ptr<const void> keep);
+  void unpin(std::uint64_t id);
+  // The live registration covering [p, p + n) (the caller holds a pin).
+  std::optional<registration> covering(const void* p, std::size_t n) const;
+
+  registration_cache::counters stats() const;
+  std::size_t entries() const;
+  std::uint64_t bytes() const;
+
+ private:
+  // Registers through the fabric and keeps what the caller asked kept.
+  class keeper : public registrar {
+   public:
+    explicit keeper(registrar& fabric) : fabric_(fabric) {}
+    std::optional<registration> register_range(std::uintptr_t base, std::size_t length) override;
+    void deregister(const registration& r) override;
+    std::shared_ptr<const void> next_keep;
+
+   private:
+    registrar& fabric_;
+    std::map<std::uintptr_t, std::shared_ptr<const void>> keep_;  // by base
+  };
+  void take_invalidations();
+
+  mutable std::mutex lock_;
+  keeper keeper_;
+  registration_cache cache_;
+  std::shared_ptr<invalidation_bus::inbox> gone_;
+};
+
+}  // namespace riomesh::channels

@@ -1,0 +1,101 @@
+// One memory domain per node: per RDMA device, one protection domain that
+// every connection on the device uses, and one cache of the registrations
+// the node sends from, so memory is registered once however many peers it
+// goes to. It counts and bounds what the node pins (registered memory is
+// locked memory): a registration past `memory.max_pinned` or past
+// RLIMIT_MEMLOCK is refused with an error naming both.
+//
+// A shared protection domain makes a remotely writable registration's key
+// valid on every queue pair in it. What a connection exposes to its peer
+// (receive ring, target lists, arena maps) is therefore reached through a
+// type 2 memory window bound to that connection's queue pair only; a
+// device without them gives each connection a private domain instead
+// (device::windows()).
+#pragma once
+
+#include <riomesh/channels/memory/registration_cache.hpp>
+#include <riomesh/channels/memory/shared_registrations.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+struct ibv_context;
+struct ibv_pd;
+struct ibv_mr;
+
+namespace riomesh::channels::verbs {
+
+struct memory_limits {
+  std::uint64_t max_pinned = 0;  // 0: RLIMIT_MEMLOCK only
+  registration_cache::limits cache;
+};
+
+class memory_domain {
+ public:
+  struct counters {
+    std::uint64_t devices = 0;            // protection domains open
+    std::uint64_t registrations = 0;      // memory regions made, ever
+    std::uint64_t registered = 0;         // memory regions live
+    std::uint64_t pinned_bytes = 0;       // their bytes
+    std::uint64_t peak_pinned_bytes = 0;  // the most at once
+    std::uint64_t refused = 0;            // past a bound, or by the device
+    std::uint64_t cache_hits = 0, cache_misses = 0, cache_evictions = 0;
+    std::uint64_t cache_entries = 0, cache_bytes = 0;
+  };
+
+  // The domain's view of one device.
+  class device {
+   public:
+    ~device();
+    device(const device&) = delete;
+    device& operator=(const device&) = delete;
+    ibv_pd* pd() const { return pd_; }
+    const std::string& name() const { return name_; }
+    // Queue pairs of this domain reach exposed memory through windows.
+    bool windows() const { return windows_; }
+    // Registers [base, base + n) with `access` (ibv_access_flags), counted
+    // and bounded; null with `error` set.
+    ibv_mr* register_region(void* base, std::size_t n, int access, std::string& error);
+    void deregister(ibv_mr* mr);
+    // The send registrations every connection on this device shares.
+    shared_registrations& sends() { return *sends_; }
+
+   private:
+    friend class memory_domain;
+    device(memory_domain& owner, ibv_context* ctx, ibv_pd* pd, bool windows);
+    class send_fabric;
+    memory_domain& owner_;
+    ibv_context* ctx_;
+    ibv_pd* pd_;
+    bool windows_;
+    std::string name_;
+    std::unique_ptr<send_fabric> fabric_;
+    std::unique_ptr<shared_registrations> sends_;
+  };
+
+  explicit memory_domain(const memory_limits& l);
+  ~memory_domain();
+  memory_domain(const memory_domain&) = delete;
+  memory_domain& operator=(const memory_domain&) = delete;
+
+  // The device behind `ctx`, its protection domain allocated on first use;
+  // null with `error` set.
+  device* attach(ibv_context* ctx, std::string& error);
+  counters stats() const;
+
+ private:
+  // Reserves n pinned bytes against the bounds; false with `error` set.
+  bool reserve(std::size_t n, std::string& error);
+  void release(std::size_t n);
+
+  memory_limits limits_;
+  mutable std::mutex lock_;
+  std::map<ibv_context*, std::unique_ptr<device>> devices_;
+  std::atomic<std::uint64_t> registrations_{0}, registered_{0}, pinned_{0}, peak_{0}, refused_{0};
+};
+
+}  // namespace riomesh::channels::verbs

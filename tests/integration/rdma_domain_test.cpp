@@ -1,0 +1,227 @@
+// The node's memory domain on real verbs: one protection domain and one
+// send registration cache per device for all of a node's connections,
+// windows that keep each connection's exposed memory to its own peer, and
+// the bound on pinned memory. Runs in the soft-RoCE VM (ctest -L vm).
+#include <riomesh/channels/verbs/rdma_channel.hpp>
+
+#include <doctest/doctest.h>
+
+#include <infiniband/verbs.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace riomesh::channels::verbs {
+
+// What the window test needs to forge a write: queue pairs, completion
+// queues, the exposed ring and its key.
+struct rdma_channel_probe {
+  static ibv_qp* qp(rdma_channel& c) { return c.qp_; }
+  static ibv_cq* cq(rdma_channel& c) { return c.cq_; }
+  static ibv_pd* pd(rdma_channel& c) { return c.pd_; }
+  static unsigned char* ring(rdma_channel& c) { return c.recv_ring_.data(); }
+  static std::size_t ring_size(rdma_channel& c) { return c.recv_ring_.size(); }
+  static std::uint32_t ring_rkey(rdma_channel& c) { return c.ring_x_.rkey; }
+};
+
+}  // namespace riomesh::channels::verbs
+
+using namespace riomesh;
+using namespace riomesh::channels;
+using namespace riomesh::channels::verbs;
+
+namespace {
+
+std::string addr() {
+  const char* a = std::getenv("RIOMESH_RDMA_ADDR");
+  REQUIRE_MESSAGE(a, "run in the VM: tools/vm-run.sh");
+  return a;
+}
+
+rdma_params with(std::shared_ptr<memory_domain> d) {
+  rdma_params p;
+  p.domain = std::move(d);
+  return p;
+}
+
+struct pair {
+  std::unique_ptr<rdma_channel> dialer, acceptor;
+};
+
+// `n` connections from the dialers' domain to the acceptors'.
+std::vector<pair> connect_pairs(int n, const std::shared_ptr<memory_domain>& dialers,
+                                const std::shared_ptr<memory_domain>& acceptors) {
+  std::string error;
+  auto listener = rdma_listener::listen({addr(), 0}, with(acceptors), error);
+  REQUIRE_MESSAGE(listener, error);
+  std::vector<pair> out;
+  for (int i = 0; i < n; ++i) {
+    pair p;
+    std::string accept_error;
+    std::thread acceptor(
+        [&] { p.acceptor = listener->accept(std::chrono::seconds(10), accept_error); });
+    p.dialer = rdma_channel::connect({addr(), static_cast<std::uint16_t>(listener->port())},
+                                     with(dialers), error);
+    acceptor.join();
+    REQUIRE_MESSAGE(p.dialer, error);
+    REQUIRE_MESSAGE(p.acceptor, accept_error);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// Sends `text` from `from` and reads it at `to`, driving both.
+bool carries(rdma_channel& from, rdma_channel& to, const std::string& text) {
+  auto sent = from.send(text.data(), text.size());
+  if (sent.bytes != text.size())
+    return false;
+  std::string got(text.size(), '\0');
+  std::size_t have = 0;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (have < text.size() && std::chrono::steady_clock::now() < until) {
+    from.progress();
+    to.progress();
+    auto r = to.recv(got.data() + have, got.size() - have);
+    have += r.bytes;
+  }
+  return got == text;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "memory domain: a block sent on 8 connections is registered once, on one protection "
+    "domain") {
+  auto mine = std::make_shared<memory_domain>(memory_limits{});
+  auto theirs = std::make_shared<memory_domain>(memory_limits{});
+  auto pairs = connect_pairs(8, mine, theirs);
+  for (auto& p : pairs) {
+    CHECK(p.dialer->uses_windows());
+    CHECK(p.acceptor->uses_windows());
+    CHECK(rdma_channel_probe::pd(*p.dialer) == rdma_channel_probe::pd(*pairs[0].dialer));
+    CHECK(carries(*p.dialer, *p.acceptor, "hello through the windows"));
+    CHECK(carries(*p.acceptor, *p.dialer, "and back"));
+  }
+  std::vector<unsigned char> block(1 << 20, 7);
+  auto keep = std::make_shared<int>(0);
+  std::vector<std::uint64_t> pins;
+  for (auto& p : pairs) {
+    auto pin = p.dialer->pin_memory(block.data(), block.size(), keep);
+    REQUIRE(pin);
+    CHECK(pin->fresh == (&p == &pairs[0]));
+    pins.push_back(pin->id);
+  }
+  auto s = mine->stats();
+  CHECK(s.devices == 1);
+  CHECK(s.cache_misses == 1);
+  CHECK(s.cache_hits == 7);
+  CHECK(s.cache_entries == 1);
+  CHECK(keep.use_count() == 2);  // the cached registration holds the block
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    pairs[i].dialer->unpin_memory(pins[i]);
+  pairs.clear();
+  // Every connection's own regions went with it; the cached one stays.
+  s = mine->stats();
+  CHECK(s.registered == 1);
+  CHECK(s.pinned_bytes == s.cache_bytes);  // the block's pages
+  CHECK(s.cache_bytes >= block.size());
+  CHECK(theirs->stats().registered == 0);
+  CHECK(theirs->stats().pinned_bytes == 0);
+}
+
+TEST_CASE(
+    "memory domain: a window bound to one connection refuses another connection's write, "
+    "and the memory behind it is untouched") {
+  auto mine = std::make_shared<memory_domain>(memory_limits{});
+  auto theirs = std::make_shared<memory_domain>(memory_limits{});
+  auto pairs = connect_pairs(2, mine, theirs);
+  auto& victim = *pairs[0].acceptor;
+  auto& thief = *pairs[1].dialer;
+  // The thief knows the victim's ring address and key, as a peer that
+  // guessed them would; it is in the victim's protection domain.
+  REQUIRE(rdma_channel_probe::pd(*pairs[1].acceptor) == rdma_channel_probe::pd(victim));
+  std::vector<unsigned char> before(
+      rdma_channel_probe::ring(victim),
+      rdma_channel_probe::ring(victim) + rdma_channel_probe::ring_size(victim));
+  std::vector<unsigned char> forged(64, 0xEE);
+  ibv_mr* mr = ibv_reg_mr(rdma_channel_probe::pd(thief), forged.data(), forged.size(),
+                          IBV_ACCESS_LOCAL_WRITE);
+  REQUIRE(mr);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(forged.data()),
+              static_cast<std::uint32_t>(forged.size()), mr->lkey};
+  ibv_send_wr wr{};
+  wr.wr_id = 0xF0F0;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(rdma_channel_probe::ring(victim));
+  wr.wr.rdma.rkey = rdma_channel_probe::ring_rkey(victim);
+  ibv_send_wr* bad = nullptr;
+  REQUIRE(ibv_post_send(rdma_channel_probe::qp(thief), &wr, &bad) == 0);
+  ibv_wc wc{};
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool seen = false;
+  while (!seen && std::chrono::steady_clock::now() < until) {
+    // The thief's own completions (its binds) may come first.
+    if (ibv_poll_cq(rdma_channel_probe::cq(thief), 1, &wc) == 1 && wc.wr_id == 0xF0F0)
+      seen = true;
+    victim.progress();
+  }
+  REQUIRE(seen);
+  MESSAGE("the forged write: " << std::string{ibv_wc_status_str(wc.status)});
+  CHECK(wc.status == IBV_WC_REM_ACCESS_ERR);
+  CHECK(std::memcmp(before.data(), rdma_channel_probe::ring(victim), before.size()) == 0);
+  // The victim's connection goes on.
+  CHECK(carries(*pairs[0].dialer, victim, "still ours"));
+  ibv_dereg_mr(mr);
+}
+
+TEST_CASE(
+    "memory domain: a registration past memory.max_pinned is refused, naming it and "
+    "RLIMIT_MEMLOCK") {
+  memory_limits tight;
+  tight.max_pinned = 128 * 1024;  // less than one connection's rings
+  auto mine = std::make_shared<memory_domain>(tight);
+  std::string error;
+  auto listener = rdma_listener::listen({addr(), 0}, {}, error);
+  REQUIRE(listener);
+  std::thread acceptor([&] {
+    std::string e;
+    listener->accept(std::chrono::seconds(2), e);
+  });
+  auto ch = rdma_channel::connect({addr(), static_cast<std::uint16_t>(listener->port())},
+                                  with(mine), error);
+  acceptor.join();
+  CHECK_FALSE(ch);
+  MESSAGE(error);
+  CHECK(error.find("past memory.max_pinned (memory.max_pinned: 128 KiB, RLIMIT_MEMLOCK: ") !=
+        std::string::npos);
+  CHECK(mine->stats().refused >= 1);
+  CHECK(mine->stats().pinned_bytes == 0);
+}
+
+TEST_CASE("memory domain: at the pinned bound, unused cached registrations make room") {
+  memory_limits l;
+  l.max_pinned = 2 * 1024 * 1024;  // the rings, and one 1 MiB block
+  auto mine = std::make_shared<memory_domain>(l);
+  auto theirs = std::make_shared<memory_domain>(memory_limits{});
+  auto pairs = connect_pairs(1, mine, theirs);
+  auto& ch = *pairs[0].dialer;
+  std::vector<unsigned char> a(1 << 20), b(1 << 20);
+  auto pa = ch.pin_memory(a.data(), a.size(), nullptr);
+  REQUIRE(pa);
+  // Pinned, a stays: b does not fit beside it.
+  CHECK_FALSE(ch.pin_memory(b.data(), b.size(), nullptr));
+  ch.unpin_memory(pa->id);
+  auto pb = ch.pin_memory(b.data(), b.size(), nullptr);
+  REQUIRE(pb);
+  auto s = mine->stats();
+  CHECK(s.cache_evictions == 1);
+  CHECK(s.cache_entries == 1);
+  CHECK(s.pinned_bytes <= l.max_pinned);
+  ch.unpin_memory(pb->id);
+}
