@@ -1,7 +1,7 @@
 #include <riomesh/buffer_pool.hpp>
 
 #include <riomesh/actors/placement/arena_allocator.hpp>
-#include <riomesh/channels/memory/registration_cache.hpp>
+#include <riomesh/channels/memory/memory_region.hpp>
 
 #include <cstdlib>
 #include <list>
@@ -12,51 +12,35 @@ namespace riomesh {
 
 struct buffer_pool::state {
   struct slab {
-    unsigned char* memory = nullptr;
-    // Shared with the buffers' home blocks: connections that registered
-    // the slab keep its pages until they deregister it.
-    std::shared_ptr<unsigned char> owner;
+    // Shared with the buffers' home blocks: a registration of the slab
+    // (the node's send cache) keeps its pages until it is dropped.
+    std::shared_ptr<channels::memory_region> memory;
     actors::arena_allocator space;
-    std::optional<channels::registration> reg;
     explicit slab(std::uint64_t size) : space(size) {}
   };
 
   std::size_t slab_size;
-  std::shared_ptr<channels::registrar> fabric;
+  config::memory_provider provider;
   mutable std::mutex lock;
   std::list<slab> slabs;
   counters stats;
 
-  ~state() {
-    for (auto& s : slabs)
-      drop(s);
-  }
   void drop(slab& s) {
-    if (s.reg && fabric)
-      fabric->deregister(*s.reg);
-    s.owner.reset();
+    s.memory.reset();
     --stats.slabs;
     stats.slab_bytes -= s.space.size();
   }
   slab& add_slab(std::size_t at_least) {
     auto size = actors::arena_allocator::round_up(std::max(slab_size, at_least));
-    void* memory = nullptr;
-    if (posix_memalign(&memory, 4096, size) != 0)
+    std::string error;
+    auto memory = channels::memory_region::make(provider, size, "riomesh-pool", error);
+    if (!memory)
       throw std::bad_alloc();
     slabs.emplace_back(size);
-    auto& s = slabs.back();
-    s.memory = static_cast<unsigned char*>(memory);
-    s.owner.reset(s.memory, [](unsigned char* p) { std::free(p); });
-    if (fabric) {
-      s.reg = fabric->register_range(reinterpret_cast<std::uintptr_t>(memory), size);
-      if (!s.reg) {
-        slabs.pop_back();  // its owner frees the memory
-        throw std::bad_alloc();
-      }
-    }
+    slabs.back().memory = std::move(memory);
     ++stats.slabs;
     stats.slab_bytes += size;
-    return s;
+    return slabs.back();
   }
   void give_back(slab* s, std::uint64_t offset, std::uint64_t length) {
     std::lock_guard<std::mutex> guard(lock);
@@ -74,10 +58,10 @@ struct buffer_pool::state {
   }
 };
 
-buffer_pool::buffer_pool(std::size_t slab_size, std::shared_ptr<channels::registrar> fabric)
+buffer_pool::buffer_pool(std::size_t slab_size, config::memory_provider provider)
     : state_(std::make_shared<state>()) {
   state_->slab_size = slab_size;
-  state_->fabric = std::move(fabric);
+  state_->provider = provider;
 }
 
 buffer_pool::~buffer_pool() = default;
@@ -102,20 +86,11 @@ buffer buffer_pool::allocate(std::size_t size) {
   ++state_->stats.allocations;
   // The release holds the pool's state: buffers may outlive the pool.
   auto keep = state_;
+  const auto& m = from->memory;
   return buffer::adopt(
-      from->memory + *offset, size, buffer::origin::pool,
+      m->data() + *offset, size, buffer::origin::pool,
       [keep, from, at = *offset, length] { keep->give_back(from, at, length); },
-      buffer::home{from->memory, static_cast<std::size_t>(from->space.size()), from->owner});
-}
-
-const channels::registration* buffer_pool::registration_of(const buffer& b) const {
-  if (b.where() != buffer::origin::pool)
-    return nullptr;
-  std::lock_guard<std::mutex> guard(state_->lock);
-  for (const auto& s : state_->slabs)
-    if (b.data() >= s.memory && b.data() < s.memory + s.space.size())
-      return s.reg ? &*s.reg : nullptr;
-  return nullptr;
+      buffer::home{m->data(), static_cast<std::size_t>(from->space.size()), m, m->fd()});
 }
 
 buffer_pool::counters buffer_pool::stats() const {

@@ -35,6 +35,8 @@ const names<fabric_kind> fabric_names = {
     {"auto", fabric_kind::automatic}, {"verbs", fabric_kind::verbs}, {"tcp", fabric_kind::tcp}};
 const names<scheduler_policy> policy_names = {{"sharing", scheduler_policy::sharing},
                                               {"stealing", scheduler_policy::stealing}};
+const names<memory_provider> provider_names = {{"anonymous", memory_provider::anonymous},
+                                               {"memfd", memory_provider::memfd}};
 const names<log_level> level_names = {{"trace", log_level::trace}, {"debug", log_level::debug},
                                       {"info", log_level::info},   {"warn", log_level::warn},
                                       {"error", log_level::error}, {"off", log_level::off}};
@@ -447,7 +449,8 @@ std::vector<section> make_schema() {
         duration_field("keepalive", ch(&C::keepalive), 0ns, std::chrono::hours(1)),
         duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1))}},
       {"memory",
-       {size_field("max_pinned", mem(&M::max_pinned), 0, 1024 * GiB),
+       {choice_field("provider", mem(&M::provider), provider_names),
+        size_field("max_pinned", mem(&M::max_pinned), 0, 1024 * GiB),
         count_field("cache_entries", mem(&M::cache_entries), 1, 1u << 20),
         size_field("cache_bytes", mem(&M::cache_bytes), MiB, 1024 * GiB)}},
       {"runtime",
@@ -538,6 +541,10 @@ const char* to_string(fabric_kind value) {
 
 const char* to_string(scheduler_policy value) {
   return value == scheduler_policy::stealing ? "stealing" : "sharing";
+}
+
+const char* to_string(memory_provider value) {
+  return value == memory_provider::memfd ? "memfd" : "anonymous";
 }
 
 const char* to_string(log_level value) {

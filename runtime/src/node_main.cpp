@@ -180,6 +180,14 @@ int node_main(int argc, char** argv, const actor_registry& types) {
     int signal = 0;
     sigwait(&stop_signals, &signal);
     logging::info(name, std::string{"stopping on "} + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
+    // What the node pinned over its life, for whoever sizes memlock limits.
+    auto m = rt.stats().memory;
+    if (m.devices > 0)
+      logging::info(name, "memory: " + std::to_string(m.registrations) + " registrations made, " +
+                              std::to_string(m.registered) + " live, " +
+                              std::to_string(m.peak_pinned_bytes >> 10) +
+                              " KiB pinned at most; send cache: " + std::to_string(m.cache_misses) +
+                              " misses, " + std::to_string(m.cache_hits) + " hits");
     // The actors first, so that nothing new is queued while the connections drain.
     for (const auto& addr : spawned_actors)
       if (auto a = caf::actor_cast<caf::actor>(addr))

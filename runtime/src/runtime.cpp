@@ -77,6 +77,7 @@ actors::directory_params directory_params_of(const config::settings& s) {
   c.creds = credentials_of(s);
   c.incarnation = incarnation();
   c.arena_size = s.channel.arena;
+  c.arena_memory = s.memory.provider;
   c.max_pending = s.channel.max_pending;
   c.max_streamed = s.channel.max_streamed;
   c.max_streams = s.channel.max_streams;
@@ -106,7 +107,7 @@ struct runtime::impl {
       : settings(std::move(s)),
         loop(settings.channel.polling_time),
         cfg(make_config(settings, configure)),
-        pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, nullptr)),
+        pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, settings.memory.provider)),
         system(*cfg) {
     logging::set_level(settings.logging.level);
     if (settings.cluster.secret.empty() && settings.cluster.keys.empty() &&

@@ -74,7 +74,8 @@ TEST_CASE(
   a->publish(sink, "sink");
   caf::scoped_actor self{a->system()};
   std::size_t fds_before = 0;
-  long mrs_before = 0;
+  long mrs_before = 0, pds_before = 0;
+  std::uint64_t registered_before = 0;
   std::uint64_t received_before = 0;
   for (int trial = 0; trial < 20; ++trial) {
     bool peer_sends = trial % 2 == 1;
@@ -86,15 +87,21 @@ TEST_CASE(
     if (trial == 1) {  // the node's lasting resources are in place by now
       fds_before = open_descriptors();
       mrs_before = memory_registrations();
-      MESSAGE("after the first trial: ", resources_text());
+      pds_before = rdma_resources("pd");
+      registered_before = a->stats().memory.registered;
+      MESSAGE("after the first trial: ", resources_text(), ", pds ", pds_before);
     }
     peer_process b(
         {name, peer_sends ? "stream" : "serve", "0", "node-a", std::to_string(a->port())});
     REQUIRE(b.started());
     auto calc = find(*a, name, "calc");
     self->monitor(calc);
-    if (trial == 1 && fabric_under_test() == "rdma")  // the count sees live ones
+    if (trial == 1 && fabric_under_test() == "rdma") {  // the count sees live ones
       CHECK(memory_registrations() > mrs_before);
+      // One protection domain per node, the peer's, not one per connection
+      // on each side.
+      CHECK(rdma_resources("pd") == pds_before + 1);
+    }
     caf::actor pouring;
     if (!peer_sends)
       pouring = a->system().spawn(pour, find(*a, name, "sink"), a.get());
@@ -129,6 +136,8 @@ TEST_CASE(
   MESSAGE("after the last: ", resources_text());
   CHECK(open_descriptors() == fds_before);
   CHECK(memory_registrations() == mrs_before);
+  CHECK(rdma_resources("pd") == pds_before);
+  CHECK(a->stats().memory.registered == registered_before);
   // And the node still works.
   peer_process c({"node-c", "serve", "0", "node-a", std::to_string(a->port())});
   REQUIRE(c.started());

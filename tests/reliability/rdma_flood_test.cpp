@@ -44,17 +44,18 @@ long ms_since(clock_type::time_point t) {
 // What the device and this process hold, to compare before and after.
 struct held {
   std::size_t fds = 0;
-  long mrs = 0, qps = 0, cm_ids = 0;
+  long mrs = 0, qps = 0, cm_ids = 0, pds = 0;
   static held now() {
     return {open_descriptors(), memory_registrations(), rdma_resources("qp"),
-            rdma_resources("cm_id")};
+            rdma_resources("cm_id"), rdma_resources("pd")};
   }
   bool operator==(const held& o) const {
-    return fds == o.fds && mrs == o.mrs && qps == o.qps && cm_ids == o.cm_ids;
+    return fds == o.fds && mrs == o.mrs && qps == o.qps && cm_ids == o.cm_ids && pds == o.pds;
   }
   std::string text() const {
     return "fds " + std::to_string(fds) + ", mrs " + std::to_string(mrs) + ", qps " +
-           std::to_string(qps) + ", cm_ids " + std::to_string(cm_ids);
+           std::to_string(qps) + ", cm_ids " + std::to_string(cm_ids) + ", pds " +
+           std::to_string(pds);
   }
 };
 
@@ -88,6 +89,7 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   }
   std::this_thread::sleep_for(2500ms);  // the node lets them go
   auto before = held::now();
+  auto registered_before = a->stats().memory.registered;
   MESSAGE("before: ", before.text(), "; ", descriptor_list());
   REQUIRE(before.mrs >= 0);  // the counts are known here
   auto log = "/tmp/riomesh-rdma-flood-" + std::to_string(::getpid()) + ".log";
@@ -298,4 +300,6 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
     std::this_thread::sleep_for(100ms);
   MESSAGE("after: ", after.text(), "; ", descriptor_list());
   CHECK(after == before);
+  // The node's own count agrees: every intruder's rings went with it.
+  CHECK(a->stats().memory.registered == registered_before);
 }

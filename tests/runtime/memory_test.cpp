@@ -1,10 +1,16 @@
-// The node's memory domain seen from the runtime: a pool buffer sent to
-// many peers is registered once node-wide, and every connection's own
-// registrations go with it. On tcp nothing is registered, and nothing is
-// counted.
+// The node's memory seen from the runtime: a pool buffer sent to many
+// peers is registered once node-wide, and every connection's own
+// registrations go with it (on tcp nothing is registered, nothing is
+// counted); memfd arenas and slabs that another process can map.
 #include "cluster.hpp"
 
 #include <doctest/doctest.h>
+
+#include <sys/mman.h>
+
+#include <cstring>
+#include <fstream>
+#include <thread>
 
 using namespace riomesh;
 using namespace riomesh::test;
@@ -57,10 +63,69 @@ TEST_CASE("memory domain: a pool buffer sent to 64 peers registers its slab once
   }
   // Every connection's rings and arena go with it; the cached slab stays.
   peers.clear();
+  // (A channel goes a moment after its peer leaves the node's table.)
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (a->stats().peers.size() > 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto after = a->stats().memory;
+  while ((!a->stats().peers.empty() || after.registered != after.cache_entries) &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    after = a->stats().memory;
+  }
   CHECK(after.registered == after.cache_entries);
   CHECK(after.pinned_bytes == after.cache_bytes);
+}
+
+namespace {
+
+// 1 if `b`'s descriptor, mapped as another process would, shows its bytes.
+std::uint64_t maps_to_bytes(const buffer& b) {
+  auto d = b.descriptor();
+  if (!d)
+    return 0;
+  auto page = d->second / 4096 * 4096;
+  auto span = d->second - page + b.size();
+  void* view = mmap(nullptr, span, PROT_READ, MAP_SHARED, d->first, static_cast<off_t>(page));
+  if (view == MAP_FAILED)
+    return 0;
+  bool same =
+      std::memcmp(static_cast<unsigned char*>(view) + (d->second - page), b.data(), b.size()) == 0;
+  munmap(view, span);
+  return same ? 1 : 0;
+}
+
+bool mapped_as(const std::string& memfd_name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find("/memfd:" + memfd_name) != std::string::npos)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "memfd: pool slabs and receive arenas from memfd, a received buffer's descriptor maps "
+    "to its bytes") {
+  auto sb = node_settings("node-b");
+  sb.memory.provider = config::memory_provider::memfd;
+  auto b = start_node(sb);
+  auto sa = node_settings("node-a", {{"node-b", b->port()}});
+  sa.memory.provider = config::memory_provider::memfd;
+  auto a = start_node(sa);
+  auto checker = spawn_fn(b->system(), [](caf::event_based_actor*) -> caf::behavior {
+    return {[](sum_atom, const buffer& data) {
+      return data.where() == buffer::origin::arena ? maps_to_bytes(data) : 0;
+    }};
+  });
+  b->publish(checker, "checker");
+  auto to = a->remote_actor("node-b", "checker");
+  REQUIRE(to);
+  auto data = a->allocate(256 << 10);
+  fill(data, 5);
+  CHECK(maps_to_bytes(data) == 1);    // the sender's pool slab
+  CHECK(sum_at(*a, *to, data) == 1);  // placed into b's arena, found through its memfd
+  CHECK(mapped_as("riomesh-pool"));
+  CHECK(mapped_as("riomesh-arena"));
+  CHECK(a->stats().node.payload_copied_out == 0);
 }

@@ -1,8 +1,8 @@
 #include <riomesh/buffer_pool.hpp>
-#include <riomesh/channels/memory/registration_cache.hpp>
 
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -11,24 +11,6 @@
 #include <vector>
 
 using namespace riomesh;
-
-namespace {
-
-struct counting_registrar : channels::registrar {
-  std::map<std::uintptr_t, std::size_t> live;
-  std::uint32_t next = 1;
-  bool refuse = false;
-  std::optional<channels::registration> register_range(std::uintptr_t base,
-                                                       std::size_t length) override {
-    if (refuse)
-      return std::nullopt;
-    live[base] = length;
-    return channels::registration{base, length, next++, 0, nullptr};
-  }
-  void deregister(const channels::registration& r) override { live.erase(r.base); }
-};
-
-}  // namespace
 
 TEST_CASE("buffer: copies share the bytes, the owner gets them back once, at the last drop") {
   std::vector<unsigned char> mine(100, 7);
@@ -60,57 +42,67 @@ TEST_CASE("buffer: copy_of owns a private copy, the empty buffer is empty") {
   CHECK(buffer::copy_of(src, 0).empty());
 }
 
-TEST_CASE("buffer pool: registered slabs, ranges reused, nothing leaked") {
-  auto fabric = std::make_shared<counting_registrar>();
-  buffer_pool pool(1 << 20, fabric);
+TEST_CASE("buffer pool: slabs, ranges reused, nothing leaked") {
+  buffer_pool pool(1 << 20);
   unsigned char* first = nullptr;
   {
     auto a = pool.allocate(1000);
     CHECK(a.where() == buffer::origin::pool);
     CHECK(a.size() == 1000);
     first = a.data();
-    auto* reg = pool.registration_of(a);
-    REQUIRE(reg);
-    CHECK(reg->base <= reinterpret_cast<std::uintptr_t>(a.data()));
-    CHECK(fabric->live.size() == 1);
+    const auto* home = a.home_block();
+    REQUIRE(home);  // the slab: what a send registers, once
+    CHECK(home->base <= a.data());
+    CHECK(home->length == 1 << 20);
+    CHECK_FALSE(a.descriptor());  // anonymous memory
     CHECK(pool.stats().bytes_in_use == 1024);
-    CHECK(pool.registration_of(buffer::copy_of("x", 1)) == nullptr);
   }
   CHECK(pool.stats().bytes_in_use == 0);
   CHECK(pool.allocate(10).data() == first);  // the range came back
   {
     auto big = pool.allocate(3 << 20);  // larger than a slab: a slab of its own
     CHECK(pool.stats().slabs == 2);
-    CHECK(fabric->live.size() == 2);
   }
   CHECK(pool.stats().slabs == 1);  // and it went with the buffer
-  CHECK(fabric->live.size() == 1);
   CHECK(pool.allocate(0).empty());
 }
 
-TEST_CASE("buffer pool: a buffer may outlive the pool") {
-  auto fabric = std::make_shared<counting_registrar>();
+TEST_CASE("buffer pool: a buffer, and its slab, may outlive the pool") {
   buffer kept;
+  std::weak_ptr<const void> slab;
   {
-    buffer_pool pool(1 << 16, fabric);
+    buffer_pool pool(1 << 16);
     kept = pool.allocate(100);
+    slab = kept.home_block()->keep;
   }
   std::memset(kept.data(), 1, kept.size());  // still valid (ASan would say otherwise)
-  CHECK(fabric->live.size() == 1);
+  CHECK_FALSE(slab.expired());
   kept = buffer{};
-  CHECK(fabric->live.empty());
+  CHECK(slab.expired());
 }
 
-TEST_CASE("buffer pool: a refused registration is an allocation failure") {
-  auto fabric = std::make_shared<counting_registrar>();
-  fabric->refuse = true;
-  buffer_pool pool(1 << 16, fabric);
-  CHECK_THROWS_AS(pool.allocate(10), std::bad_alloc);
-  CHECK(pool.stats().slabs == 0);
+TEST_CASE("buffer pool: memfd slabs, each buffer's descriptor maps to its bytes") {
+  buffer_pool pool(1 << 20, config::memory_provider::memfd);
+  pool.allocate(3000);  // the next buffer starts inside the slab
+  auto b = pool.allocate(10000);
+  for (std::size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<unsigned char>(i * 7);
+  auto d = b.descriptor();
+  REQUIRE(d);
+  CHECK(d->second == static_cast<std::uint64_t>(b.data() - b.home_block()->base));
+  // As another process would: map the descriptor, find the same bytes.
+  auto page = d->second / 4096 * 4096;
+  auto span = d->second - page + b.size();
+  void* view = mmap(nullptr, span, PROT_READ, MAP_SHARED, d->first, static_cast<off_t>(page));
+  REQUIRE(view != MAP_FAILED);
+  CHECK(std::memcmp(static_cast<unsigned char*>(view) + (d->second - page), b.data(), b.size()) ==
+        0);
+  munmap(view, span);
+  CHECK(b.slice(100, 10).descriptor()->second == d->second + 100);
 }
 
 TEST_CASE("buffer pool: allocations and drops from several threads keep the books") {
-  buffer_pool pool(1 << 20, nullptr);
+  buffer_pool pool(1 << 20);
   std::atomic<int> overwritten{0};
   auto worker = [&pool, &overwritten](unsigned seed) {
     std::vector<buffer> held;

@@ -17,7 +17,9 @@ bool in_bytes(const std::string& key) {
 
 // How many there are now, not how many happened: no rate.
 bool is_gauge(const std::string& key) {
-  for (const char* g : {"node.proxies", "node.exported", "node.published"})
+  for (const char* g : {"node.proxies", "node.exported", "node.published", "memory.devices",
+                        "memory.registered", "memory.pinned_bytes", "memory.peak_pinned_bytes",
+                        "memory.cache_entries", "memory.cache_bytes"})
     if (key == g)
       return true;
   return false;
@@ -88,13 +90,22 @@ void print_stat_table(const stat_report& a, const stat_report& b, double secs,
   out << line;
   std::snprintf(line, sizeof line, "%-24s %14s %16s\n", "node counter", "total", "rate");
   out << line;
-  for (const auto& [key, value] : b.counters) {
-    if (key.rfind("node.", 0) != 0 || key == "node.uptime_ms")
-      continue;
-    std::snprintf(line, sizeof line, "%-24s %14s %16s\n", key.c_str() + 5,
-                  value_text(key, double(value), false).c_str(),
-                  is_gauge(key) ? "-" : value_text(key, rate(a, b, key, secs), true).c_str());
+  auto section = [&](const std::string& prefix) {
+    for (const auto& [key, value] : b.counters) {
+      if (key.rfind(prefix, 0) != 0 || key == "node.uptime_ms")
+        continue;
+      std::snprintf(line, sizeof line, "%-24s %14s %16s\n", key.c_str() + prefix.size(),
+                    value_text(key, double(value), false).c_str(),
+                    is_gauge(key) ? "-" : value_text(key, rate(a, b, key, secs), true).c_str());
+      out << line;
+    }
+  };
+  section("node.");
+  if (b.value("memory.devices") > 0) {
+    // The node's memory domain: what it registered with its RDMA devices.
+    std::snprintf(line, sizeof line, "\n%-24s %14s %16s\n", "memory counter", "total", "rate");
     out << line;
+    section("memory.");
   }
   std::snprintf(line, sizeof line, "\n%-16s %6s %7s %10s %10s %9s %9s %10s %10s %6s %8s\n", "peer",
                 "queue", "stalls", "arena used", "peer free", "msg/s out", "msg/s in", "MiB/s",
@@ -122,7 +133,8 @@ void print_stat_table(const stat_report& a, const stat_report& b, double secs,
          "copied: payload bytes received inline (buffers under channel.eager_threshold ride\n"
          "in the message) or streamed (buffers larger than the arena, assembled from pieces),\n"
          "each copied once on arrival; placed buffers are not copied. regs: memory\n"
-         "registrations made to send from (rdma), reg hits: sends that found one.\n";
+         "registrations this peer's sends made (rdma), reg hits: sends that found one\n"
+         "in the node's shared cache (memory counters: what the node pinned, for all peers).\n";
 }
 
 void print_stat_json(const stat_report& a, const stat_report& b, double secs, const std::string& me,

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 
 namespace riomesh {
 
@@ -33,6 +35,7 @@ class buffer {
     const unsigned char* base = nullptr;
     std::size_t length = 0;
     std::shared_ptr<const void> keep;
+    int fd = -1;  // a memfd whose offset 0 is `base` (memory.provider: memfd)
   };
 
   // A byte container for CAF's type traits, so a bare buffer can be a
@@ -70,6 +73,15 @@ class buffer {
   origin where() const noexcept { return s_ ? s_->where : origin::none; }
   // Its home block, or null.
   const home* home_block() const noexcept { return s_ && s_->block.keep ? &s_->block : nullptr; }
+  // The memfd holding these bytes and their offset in it, for another
+  // local process to map (pool and arena buffers with memory.provider:
+  // memfd); nothing otherwise. The descriptor is valid while this buffer
+  // lives: dup() it to keep it longer.
+  std::optional<std::pair<int, std::uint64_t>> descriptor() const noexcept {
+    if (!s_ || s_->block.fd < 0)
+      return std::nullopt;
+    return std::make_pair(s_->block.fd, static_cast<std::uint64_t>(s_->data - s_->block.base));
+  }
   long use_count() const noexcept { return s_.use_count(); }
 
  private:

@@ -323,7 +323,8 @@ void connection_core::deliver(envelope&& e) {
             wake();
         },
         // Sent on from here, the arena registers once, as a pool slab does.
-        owner ? buffer::home{arena_, settings_.inbound.arena_size, owner} : buffer::home{}));
+        owner ? buffer::home{arena_, settings_.inbound.arena_size, owner, settings_.arena_fd}
+              : buffer::home{}));
     stats_.bytes_placed_in += r.length;
   }
   std::string error;

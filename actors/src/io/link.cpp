@@ -89,12 +89,17 @@ void link::become_connected() {
   s.peer_arena_size = peer_terms_.arena_size;
   s.peer_max_body = peer_terms_.max_body;
   s.peer_max_buffers = peer_terms_.max_buffers;
-  arena_.reset(new unsigned char[params_.arena_size]);
+  std::string error;
+  arena_ = channels::memory_region::make(params_.arena_memory, params_.arena_size, "riomesh-arena",
+                                         error);
+  if (!arena_)
+    return leave("no receive arena: " + error);
   s.arena_owner = arena_;
+  s.arena_fd = arena_->fd();
   // Released views ring the doorbell, from whatever thread drops them; a
   // weak reference keeps the link from living on in them.
   std::weak_ptr<link> me = shared_from_this();
-  core_ = std::make_unique<connection_core>(*ch_, arena_.get(), s, [me, loop = &loop_] {
+  core_ = std::make_unique<connection_core>(*ch_, arena_->data(), s, [me, loop = &loop_] {
     if (auto l = me.lock())
       loop->wake(l);
   });

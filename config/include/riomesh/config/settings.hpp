@@ -16,6 +16,9 @@ using duration = std::chrono::nanoseconds;
 enum class fabric_kind { automatic, verbs, tcp };
 enum class scheduler_policy { sharing, stealing };
 enum class log_level { trace, debug, info, warn, error, off };
+// Where receive arenas and pool slabs come from: private anonymous memory,
+// or a memfd another local process can map (buffer::descriptor()).
+enum class memory_provider { anonymous, memfd };
 
 // A host (IPv4 or IPv6 literal, or a name resolved at connect time) and a
 // port. Port 0 on a listen address means "any free port".
@@ -81,6 +84,7 @@ struct channel_settings {
 // What the node registers with its RDMA devices, node-wide (one memory
 // domain per node: every connection on a device shares its registrations).
 struct memory_settings {
+  memory_provider provider = memory_provider::anonymous;
   // Bytes the node may pin at once (registered memory is locked memory);
   // 0: bounded by RLIMIT_MEMLOCK only.
   std::uint64_t max_pinned = 0;
@@ -131,5 +135,6 @@ struct settings {
 const char* to_string(fabric_kind value);
 const char* to_string(scheduler_policy value);
 const char* to_string(log_level value);
+const char* to_string(memory_provider value);
 
 }  // namespace riomesh::config

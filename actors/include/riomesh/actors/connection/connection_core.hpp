@@ -80,6 +80,7 @@ class connection_core {
     // delivered buffer stays readable after its connection is gone, and
     // the memory goes when the connection and the last view have.
     std::shared_ptr<void> arena_owner;
+    int arena_fd = -1;  // a memfd whose offset 0 is the arena, or -1
   };
   struct counters {
     std::uint64_t messages_out = 0, messages_in = 0;

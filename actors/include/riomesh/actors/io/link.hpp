@@ -13,6 +13,7 @@
 #include <riomesh/actors/connection/connection_params.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/io/outbox.hpp>
+#include <riomesh/channels/memory/memory_region.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -132,7 +133,7 @@ class link : public std::enable_shared_from_this<link> {
   session_terms peer_terms_;
 
   std::unique_ptr<session_setup> setup_;
-  std::shared_ptr<unsigned char[]> arena_;  // views of it hold it too
+  std::shared_ptr<channels::memory_region> arena_;  // views of it hold it too
   std::unique_ptr<connection_core> core_;
   std::deque<outbound_message> incoming_;  // taken from the outbox, for the core
   std::map<std::uint64_t, buffer> exposed_;
