@@ -25,6 +25,7 @@ struct rdma_channel_probe {
   static unsigned char* ring(rdma_channel& c) { return c.recv_ring_.data(); }
   static std::size_t ring_size(rdma_channel& c) { return c.recv_ring_.size(); }
   static std::uint32_t ring_rkey(rdma_channel& c) { return c.ring_x_.rkey; }
+  static std::size_t held(rdma_channel& c) { return c.held_.size(); }
 };
 
 }  // namespace riomesh::channels::verbs
@@ -224,4 +225,34 @@ TEST_CASE("memory domain: at the pinned bound, unused cached registrations make 
   CHECK(s.cache_entries == 1);
   CHECK(s.pinned_bytes <= l.max_pinned);
   ch.unpin_memory(pb->id);
+}
+
+TEST_CASE(
+    "memory domain: an accepting side that speaks first holds its writes until the "
+    "dialer's first write is in, then they arrive in order") {
+  auto mine = std::make_shared<memory_domain>(memory_limits{});
+  auto theirs = std::make_shared<memory_domain>(memory_limits{});
+  auto pairs = connect_pairs(1, mine, theirs);
+  auto& dialer = *pairs[0].dialer;
+  auto& acceptor = *pairs[0].acceptor;
+  // Nothing of the dialer's has been taken in yet: its windows may not be
+  // bound, so the acceptor's writes wait.
+  std::string first = "the acceptor speaks first";
+  REQUIRE(acceptor.send(first.data(), first.size()).bytes == first.size());
+  CHECK(rdma_channel_probe::held(acceptor) > 0);
+  // The dialer writes (its engine's first credits, or data), after its
+  // binds; taking that in releases what was held.
+  CHECK(carries(dialer, acceptor, "the dialer's first words"));
+  CHECK(rdma_channel_probe::held(acceptor) == 0);
+  std::string got(first.size(), '\0');
+  std::size_t have = 0;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (have < got.size() && std::chrono::steady_clock::now() < until) {
+    acceptor.progress();
+    dialer.progress();
+    have += dialer.recv(got.data() + have, got.size() - have).bytes;
+  }
+  CHECK(got == first);
+  CHECK(carries(acceptor, dialer, "and then as usual"));
+  CHECK_FALSE(rdma_channel_probe::held(dialer));  // a dialer never holds
 }

@@ -2,8 +2,8 @@
 
 #include <riomesh/channels/verbs/rdma_channel.hpp>
 
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace riomesh::test {
@@ -17,9 +17,17 @@ std::string device_address() {
   return a && *a ? a : "10.77.0.1";
 }
 
+// RIOMESH_MEMORY_DOMAIN=shared: each side's connections share one memory
+// domain, as a node's do (windows over what they expose); otherwise each
+// connection has its own, as raw sockets do.
 rdma_params params() {
   rdma_params p;
   p.engine.iomap_slots = 16;  // room for the peer's maps
+  const char* d = std::getenv("RIOMESH_MEMORY_DOMAIN");
+  if (d && std::string{d} == "shared") {
+    static auto domain = std::make_shared<memory_domain>(memory_limits{});
+    p.domain = domain;
+  }
   return p;
 }
 
@@ -55,6 +63,8 @@ class rdma : public channel_kind {
 
 }  // namespace
 
-std::unique_ptr<channel_kind> rdma_kind() { return std::make_unique<rdma>(); }
+std::unique_ptr<channel_kind> rdma_kind() {
+  return std::make_unique<rdma>();
+}
 
 }  // namespace riomesh::test
