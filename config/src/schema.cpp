@@ -452,7 +452,8 @@ std::vector<section> make_schema() {
        {choice_field("provider", mem(&M::provider), provider_names),
         size_field("max_pinned", mem(&M::max_pinned), 0, 1024 * GiB),
         count_field("cache_entries", mem(&M::cache_entries), 1, 1u << 20),
-        size_field("cache_bytes", mem(&M::cache_bytes), MiB, 1024 * GiB)}},
+        size_field("cache_bytes", mem(&M::cache_bytes), MiB, 1024 * GiB),
+        duration_field("cache_idle", mem(&M::cache_idle), 0ns, std::chrono::hours(24))}},
       {"runtime",
        {threads_field(),
         choice_field(

@@ -49,6 +49,7 @@ void flatten(const channels::verbs::memory_domain::counters& m, stat_report& r) 
   add("memory.cache_hits", m.cache_hits);
   add("memory.cache_misses", m.cache_misses);
   add("memory.cache_evictions", m.cache_evictions);
+  add("memory.cache_trimmed", m.cache_trimmed);
   add("memory.cache_entries", m.cache_entries);
   add("memory.cache_bytes", m.cache_bytes);
 }

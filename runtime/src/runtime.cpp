@@ -5,6 +5,7 @@
 #include <riomesh/actors/exchange/exchange.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
+#include <riomesh/actors/memory/iomap_manager.hpp>
 #include <riomesh/actors/scheduler.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/buffer_pool.hpp>
@@ -136,6 +137,9 @@ struct runtime::impl {
       limits.heavy = settings.runtime.io_handler_limit;
       x->run_actors_on(loop, limits);
     }
+    if (params.node.channel.memory && settings.memory.cache_idle.count() > 0)
+      iomap_manager = actors::spawn_iomap_manager(system, params.node.channel.memory,
+                                                  settings.memory.cache_idle);
     directory = actors::spawn_directory(system, loop, x, params, std::move(l));
     auto listen = settings.node.listen;
     listen.port = port;
@@ -163,10 +167,13 @@ struct runtime::impl {
       x->clear();
     directory = nullptr;
     admin = nullptr;
+    iomap_manager = nullptr;
   }
   void stop() {
     if (admin)
       caf::anon_send_exit(admin, caf::exit_reason::user_shutdown);
+    if (iomap_manager)
+      caf::anon_send_exit(iomap_manager, caf::exit_reason::user_shutdown);
     if (directory)
       caf::anon_send(directory, actors::stop_atom::value);
   }
@@ -183,6 +190,7 @@ struct runtime::impl {
   caf::actor_system system;
   caf::actor directory;
   caf::actor admin;
+  caf::actor iomap_manager;  // on rdma: gives back idle registrations
   std::string fabric;
   std::uint16_t port = 0;
 };

@@ -129,3 +129,36 @@ TEST_CASE(
   CHECK(mapped_as("riomesh-arena"));
   CHECK(a->stats().node.payload_copied_out == 0);
 }
+
+TEST_CASE("iomap manager: a send registration unused for memory.cache_idle is given back") {
+  auto sa = node_settings("node-a");
+  sa.memory.cache_idle = std::chrono::milliseconds(200);
+  auto b = start_node(node_settings("node-b"));
+  sa.cluster.peers.push_back({"node-b", {sa.node.listen.host, b->port()}});
+  auto a = start_node(sa);
+  b->publish(spawn_sink(b->system()), "sink");
+  auto sink = a->remote_actor("node-b", "sink");
+  REQUIRE(sink);
+  auto data = a->allocate(1 << 20);
+  fill(data, 9);
+  CHECK(sum_at(*a, *sink, data) == checksum(data));
+  auto sent = a->stats().memory;
+  if (fabric_under_test() != "rdma") {
+    CHECK(sent.registrations == 0);  // tcp registers nothing
+    return;
+  }
+  CHECK(sent.cache_entries == 1);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  auto now = sent;
+  while (now.cache_entries > 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    now = a->stats().memory;
+  }
+  CHECK(now.cache_entries == 0);
+  CHECK(now.cache_trimmed == 1);
+  CHECK(now.registered == sent.registered - 1);
+  CHECK(now.pinned_bytes < sent.pinned_bytes);
+  // Sent from again, it is registered again.
+  CHECK(sum_at(*a, *sink, data) == checksum(data));
+  CHECK(a->stats().memory.cache_misses == sent.cache_misses + 1);
+}

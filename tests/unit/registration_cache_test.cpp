@@ -243,3 +243,23 @@ TEST_CASE(
   c.unpin(b->id);
   CHECK_FALSE(f.bad_deregister);
 }
+
+TEST_CASE("registration cache: trimming gives back what sat unused, never what is pinned") {
+  fake_registrar f;
+  registration_cache c(f, small(8, 1 << 20));
+  auto a = c.acquire(addr(0x10000), 10);
+  auto b = c.acquire(addr(0x20000), 10);
+  REQUIRE(a);
+  REQUIRE(b);
+  c.unpin(a->id);
+  auto later = registration_cache::clock::now() + std::chrono::seconds(1);
+  CHECK(c.trim(registration_cache::clock::now() - std::chrono::seconds(1)) == 0);  // too recent
+  CHECK(c.trim(later) == 1);  // a: unused; b: pinned
+  CHECK(c.stats().trimmed == 1);
+  CHECK(c.entries() == 1);
+  CHECK(f.live.size() == 1);
+  c.unpin(b->id);
+  CHECK(c.trim(later) == 1);
+  CHECK(f.live.empty());
+  CHECK_FALSE(f.bad_deregister);
+}

@@ -49,6 +49,7 @@ std::optional<registration_cache::lease> registration_cache::acquire(const void*
     if (covers(e.reg, at, n)) {
       ++stats_.hits;
       ++e.pins;
+      e.used = clock::now();
       lru_.splice(lru_.begin(), lru_, e.lru);
       return lease{std::prev(it)->second, e.reg};
     }
@@ -88,7 +89,7 @@ std::optional<registration_cache::lease> registration_cache::acquire(const void*
     retire(id);
   std::uint64_t id = next_id_++;
   lru_.push_front(id);
-  entries_[id] = entry{*reg, 1, false, lru_.begin()};
+  entries_[id] = entry{*reg, 1, false, lru_.begin(), clock::now()};
   live_[reg->base] = id;
   bytes_ += reg->length;
   evict_past_limits();
@@ -108,6 +109,7 @@ void registration_cache::unpin(std::uint64_t id) {
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second.pins == 0)
     return;
+  it->second.used = clock::now();
   if (--it->second.pins == 0 && it->second.retired)
     drop(id);
 }
@@ -157,6 +159,19 @@ void registration_cache::evict_unpinned() {
   stats_.evictions += idle.size();
   for (auto id : idle)
     retire(id);
+}
+
+std::size_t registration_cache::trim(clock::time_point before) {
+  std::vector<std::uint64_t> idle;
+  for (auto id : lru_) {
+    const auto& e = entries_.at(id);
+    if (e.pins == 0 && e.used < before)
+      idle.push_back(id);
+  }
+  stats_.trimmed += idle.size();
+  for (auto id : idle)
+    retire(id);
+  return idle.size();
 }
 
 }  // namespace riomesh::channels

@@ -50,6 +50,12 @@ std::optional<registration> shared_registrations::covering(const void* p, std::s
   return std::nullopt;
 }
 
+std::size_t shared_registrations::trim(registration_cache::clock::time_point before) {
+  std::lock_guard<std::mutex> guard(lock_);
+  take_invalidations();
+  return cache_.trim(before);
+}
+
 registration_cache::counters shared_registrations::stats() const {
   std::lock_guard<std::mutex> guard(lock_);
   return cache_.stats();

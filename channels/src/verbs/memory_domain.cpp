@@ -130,6 +130,16 @@ void memory_domain::release(std::size_t n) {
   pinned_ -= n;
 }
 
+std::size_t memory_domain::trim(std::chrono::nanoseconds idle) {
+  auto before = registration_cache::clock::now() -
+                std::chrono::duration_cast<registration_cache::clock::duration>(idle);
+  std::lock_guard<std::mutex> guard(lock_);
+  std::size_t n = 0;
+  for (auto& [ctx, d] : devices_)
+    n += d->sends_->trim(before);
+  return n;
+}
+
 memory_domain::counters memory_domain::stats() const {
   counters c;
   c.registrations = registrations_;
@@ -144,6 +154,7 @@ memory_domain::counters memory_domain::stats() const {
     c.cache_hits += s.hits;
     c.cache_misses += s.misses;
     c.cache_evictions += s.evictions;
+    c.cache_trimmed += s.trimmed;
     c.cache_entries += d->sends_->entries();
     c.cache_bytes += d->sends_->bytes();
   }

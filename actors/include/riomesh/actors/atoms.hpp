@@ -25,5 +25,6 @@ using expose_atom = caf::atom_constant<caf::atom("rm_expose")>;        // map me
 using unexpose_atom = caf::atom_constant<caf::atom("rm_unexpos")>;     // and unmap it
 using undelivered_atom = caf::atom_constant<caf::atom("rm_undeliv")>;  // a send failed
 using dial_atom = caf::atom_constant<caf::atom("rm_dial")>;            // connect to a node now
+using trim_atom = caf::atom_constant<caf::atom("rm_trim")>;            // give back idle memory
 
 }  // namespace riomesh::actors

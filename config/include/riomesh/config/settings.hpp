@@ -91,6 +91,9 @@ struct memory_settings {
   // The cache of send registrations: entries and bytes kept while unused.
   std::uint32_t cache_entries = 1024;
   std::uint64_t cache_bytes = 1ull << 30;
+  // A send registration nothing used for this long is given back (the
+  // iomap manager looks every quarter of it); 0: kept until evicted.
+  duration cache_idle = std::chrono::seconds(30);
 };
 
 struct runtime_settings {

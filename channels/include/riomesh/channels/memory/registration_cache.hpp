@@ -8,6 +8,7 @@
 // logic over a registrar interface: the iomap manager owns one per device.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -40,7 +41,9 @@ class registration_cache {
   };
   struct counters {
     std::uint64_t hits = 0, misses = 0, registrations = 0, evictions = 0, failures = 0;
+    std::uint64_t trimmed = 0;  // given back for sitting unused (trim())
   };
+  using clock = std::chrono::steady_clock;
   struct lease {
     std::uint64_t id = 0;
     registration reg;
@@ -63,6 +66,9 @@ class registration_cache {
   // [p, p + n) is going away: no later acquire finds a registration that
   // overlaps it; pinned ones are deregistered when their last pin goes.
   void invalidate(const void* p, std::size_t n);
+  // Gives back every unpinned entry not used since `before`: memory sent
+  // from once should not stay pinned for the life of the node. How many.
+  std::size_t trim(clock::time_point before);
 
   const counters& stats() const { return stats_; }
   std::size_t entries() const { return live_.size(); }
@@ -74,6 +80,7 @@ class registration_cache {
     std::size_t pins = 0;
     bool retired = false;  // out of the index, deregistered at its last unpin
     std::list<std::uint64_t>::iterator lru;
+    clock::time_point used;  // last acquired or unpinned
   };
   // Takes `id` out of the index; deregisters it now if nothing pins it.
   void retire(std::uint64_t id);

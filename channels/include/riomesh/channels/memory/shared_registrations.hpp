@@ -37,6 +37,9 @@ class shared_registrations {
   // The live registration covering [p, p + n) (the caller holds a pin).
   std::optional<registration> covering(const void* p, std::size_t n) const;
 
+  // Gives back what nothing used since `before` (registration_cache::trim).
+  std::size_t trim(registration_cache::clock::time_point before);
+
   registration_cache::counters stats() const;
   std::size_t entries() const;
   std::uint64_t bytes() const;

@@ -17,6 +17,7 @@
 #include <riomesh/channels/memory/shared_registrations.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -43,7 +44,7 @@ class memory_domain {
     std::uint64_t pinned_bytes = 0;       // their bytes
     std::uint64_t peak_pinned_bytes = 0;  // the most at once
     std::uint64_t refused = 0;            // past a bound, or by the device
-    std::uint64_t cache_hits = 0, cache_misses = 0, cache_evictions = 0;
+    std::uint64_t cache_hits = 0, cache_misses = 0, cache_evictions = 0, cache_trimmed = 0;
     std::uint64_t cache_entries = 0, cache_bytes = 0;
   };
 
@@ -85,6 +86,9 @@ class memory_domain {
   // The device behind `ctx`, its protection domain allocated on first use;
   // null with `error` set.
   device* attach(ibv_context* ctx, std::string& error);
+  // Gives back the send registrations no connection used for `idle`, on
+  // every device; how many.
+  std::size_t trim(std::chrono::nanoseconds idle);
   counters stats() const;
 
  private:
