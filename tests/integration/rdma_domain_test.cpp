@@ -2,6 +2,8 @@
 // send registration cache per device for all of a node's connections,
 // windows that keep each connection's exposed memory to its own peer, and
 // the bound on pinned memory. Runs in the soft-RoCE VM (ctest -L vm).
+#include "vm_address.hpp"
+
 #include <riomesh/channels/verbs/rdma_channel.hpp>
 
 #include <doctest/doctest.h>
@@ -36,12 +38,6 @@ using namespace riomesh::channels::verbs;
 
 namespace {
 
-std::string addr() {
-  const char* a = std::getenv("RIOMESH_RDMA_ADDR");
-  REQUIRE_MESSAGE(a, "run in the VM: tools/vm-run.sh");
-  return a;
-}
-
 rdma_params with(std::shared_ptr<memory_domain> d) {
   rdma_params p;
   p.domain = std::move(d);
@@ -74,21 +70,23 @@ std::vector<pair> connect_pairs(int n, const std::shared_ptr<memory_domain>& dia
   return out;
 }
 
-// Sends `text` from `from` and reads it at `to`, driving both.
-bool carries(rdma_channel& from, rdma_channel& to, const std::string& text) {
-  auto sent = from.send(text.data(), text.size());
-  if (sent.bytes != text.size())
-    return false;
-  std::string got(text.size(), '\0');
+// Up to `n` bytes read at `to` within 5 s, driving both sides.
+std::string receive(rdma_channel& from, rdma_channel& to, std::size_t n) {
+  std::string got(n, '\0');
   std::size_t have = 0;
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (have < text.size() && std::chrono::steady_clock::now() < until) {
+  while (have < n && std::chrono::steady_clock::now() < until) {
     from.progress();
     to.progress();
-    auto r = to.recv(got.data() + have, got.size() - have);
-    have += r.bytes;
+    have += to.recv(got.data() + have, n - have).bytes;
   }
-  return got == text;
+  return got.substr(0, have);
+}
+
+// Sends `text` from `from` and reads it at `to`.
+bool carries(rdma_channel& from, rdma_channel& to, const std::string& text) {
+  auto sent = from.send(text.data(), text.size());
+  return sent.bytes == text.size() && receive(from, to, text.size()) == text;
 }
 
 }  // namespace
@@ -244,15 +242,7 @@ TEST_CASE(
   // binds; taking that in releases what was held.
   CHECK(carries(dialer, acceptor, "the dialer's first words"));
   CHECK(rdma_channel_probe::held(acceptor) == 0);
-  std::string got(first.size(), '\0');
-  std::size_t have = 0;
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (have < got.size() && std::chrono::steady_clock::now() < until) {
-    acceptor.progress();
-    dialer.progress();
-    have += dialer.recv(got.data() + have, got.size() - have).bytes;
-  }
-  CHECK(got == first);
+  CHECK(receive(acceptor, dialer, first.size()) == first);
   CHECK(carries(acceptor, dialer, "and then as usual"));
   CHECK_FALSE(rdma_channel_probe::held(dialer));  // a dialer never holds
 }

@@ -1,5 +1,7 @@
 // Startup errors of the rdma channel that a user must be able to act on.
 // Runs in the soft-RoCE VM only (ctest -L vm), where RIOMESH_RDMA_ADDR is set.
+#include "vm_address.hpp"
+
 #include <riomesh/channels/verbs/rdma_channel.hpp>
 
 #include <doctest/doctest.h>
@@ -11,16 +13,6 @@
 
 using namespace riomesh;
 using namespace riomesh::channels::verbs;
-
-namespace {
-
-std::string addr() {
-  const char* a = std::getenv("RIOMESH_RDMA_ADDR");
-  REQUIRE_MESSAGE(a, "run in the VM: tools/vm-run.sh");
-  return a;
-}
-
-}  // namespace
 
 TEST_CASE("a locked-memory limit too low for the buffers is named, with how to raise it") {
   std::string error;

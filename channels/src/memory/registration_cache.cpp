@@ -5,13 +5,6 @@
 #include <vector>
 
 namespace riomesh::channels {
-namespace {
-
-bool covers(const registration& r, std::uintptr_t at, std::size_t n) {
-  return at >= r.base && at - r.base <= r.length && n <= r.length - (at - r.base);
-}
-
-}  // namespace
 
 registration_cache::registration_cache(registrar& fabric, const limits& l)
     : fabric_(fabric), limits_(l) {
@@ -46,7 +39,7 @@ std::optional<registration_cache::lease> registration_cache::acquire(const void*
   auto it = live_.upper_bound(at);
   if (it != live_.begin()) {
     auto& e = entries_.at(std::prev(it)->second);
-    if (covers(e.reg, at, n)) {
+    if (e.reg.covers(at, n)) {
       ++stats_.hits;
       ++e.pins;
       e.used = clock::now();
@@ -102,7 +95,7 @@ const registration* registration_cache::covering(const void* p, std::size_t n) c
   if (it == live_.begin())
     return nullptr;
   const auto& r = entries_.at(std::prev(it)->second).reg;
-  return covers(r, at, n) ? &r : nullptr;
+  return r.covers(at, n) ? &r : nullptr;
 }
 
 void registration_cache::unpin(std::uint64_t id) {

@@ -37,7 +37,6 @@ class memory_domain::device::send_fabric : public registrar {
 
 memory_domain::device::device(memory_domain& owner, ibv_context* ctx, ibv_pd* pd, bool windows)
     : owner_(owner),
-      ctx_(ctx),
       pd_(pd),
       windows_(windows),
       name_(ibv_get_device_name(ctx->device)),

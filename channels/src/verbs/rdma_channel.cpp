@@ -311,14 +311,20 @@ std::optional<memory_pin> rdma_channel::pin_memory(const void* base, std::size_t
   auto p = dev_->sends().acquire(base, length, std::move(keep));
   if (!p)
     return std::nullopt;
+  last_pin_ = p->id;
+  last_pinned_ = p->reg;
   return memory_pin{p->id, p->fresh};
 }
 
 void rdma_channel::unpin_memory(std::uint64_t id) {
+  if (id == last_pin_)
+    last_pin_ = 0;
   dev_->sends().unpin(id);
 }
 
 std::optional<std::uint32_t> rdma_channel::registered(const void* p, std::size_t n) const {
+  if (last_pin_ != 0 && last_pinned_.covers(reinterpret_cast<std::uintptr_t>(p), n))
+    return last_pinned_.lkey;
   auto r = dev_->sends().covering(p, n);
   if (!r)
     return std::nullopt;

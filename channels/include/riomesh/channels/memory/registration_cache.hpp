@@ -5,7 +5,8 @@
 // unpinned ones past its bounds (entries and bytes: registered memory is
 // locked memory). Memory the user frees must be invalidated first, or a
 // stale registration would pin whatever pages come to live there. Pure
-// logic over a registrar interface: the iomap manager owns one per device.
+// logic over a registrar interface; the node's memory domain shares one per
+// device among its connections (shared_registrations.hpp).
 #pragma once
 
 #include <chrono>
@@ -22,6 +23,9 @@ struct registration {
   std::size_t length = 0;
   std::uint32_t lkey = 0, rkey = 0;
   void* handle = nullptr;  // the fabric's (rdma: the ibv_mr)
+  bool covers(std::uintptr_t at, std::size_t n) const {
+    return at >= base && at - base <= length && n <= length - (at - base);
+  }
 };
 
 // The fabric's registration calls (rdma: ibv_reg_mr and ibv_dereg_mr).

@@ -70,7 +70,6 @@ class memory_domain {
     device(memory_domain& owner, ibv_context* ctx, ibv_pd* pd, bool windows);
     class send_fabric;
     memory_domain& owner_;
-    ibv_context* ctx_;
     ibv_pd* pd_;
     bool windows_;
     std::string name_;

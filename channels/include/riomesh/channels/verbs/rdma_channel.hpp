@@ -102,13 +102,13 @@ class rdma_channel final : public channel {
   // directly (tests/property/verbs_link.cpp).
   friend struct rdma_channel_probe;
   rdma_channel() = default;
-  // Memory exposed to the peer: a registration, and where windows are used
-  // the window bound over it to this queue pair; `rkey` is what the peer
-  // gets.
   // Send queue entries kept for window binds (the ring's, the target
   // lists', then maps), and the work request ids they carry.
   static constexpr std::uint32_t bind_slots = 8;
   static constexpr std::uint64_t bind_tag = 1ull << 63;
+  // Memory exposed to the peer: a registration, and where windows are used
+  // the window bound over it to this queue pair; `rkey` is what the peer
+  // gets.
   struct exposure {
     ibv_mr* mr = nullptr;
     ibv_mw* mw = nullptr;
@@ -165,6 +165,11 @@ class rdma_channel final : public channel {
   // released at its iowrite_done (calls complete in order: a FIFO per
   // token; null where registered memory served)
   std::map<std::uint64_t, std::deque<ibv_mr*>> sources_;
+  // The last pin_memory(): a send pins, then writes from what it pinned,
+  // so iowrite() finds its key here without a second look in the shared
+  // cache (id 0: none).
+  std::uint64_t last_pin_ = 0;
+  registration last_pinned_;
   std::unique_ptr<engine::engine> eng_;
   std::vector<engine::work> work_;
   bool disconnected_ = false;
