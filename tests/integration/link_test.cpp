@@ -289,3 +289,27 @@ TEST_CASE_FIXTURE(
   CHECK(closed.text.find("it stopped") != std::string::npos);
   CHECK(drained.get_future().wait_for(10s) == std::future_status::ready);
 }
+
+TEST_CASE_FIXTURE(linked_pair,
+                  "link: a draining link keeps reading until the peer ends its side too") {
+  ra->next("established");
+  rb->next("established");
+  // b's I/O thread is held: it reads nothing and answers nothing. Closed
+  // now, a's socket would be reset by the first late byte from b (a release,
+  // a credit) and the reset would take with it whatever b had not read.
+  std::promise<void> hold;
+  auto held = hold.get_future().share();
+  loop_b.post([held] { held.wait(); });
+  for (int i = 0; i < 20; ++i)
+    REQUIRE(a->submit(numbered(i)) == link::submitted::queued);
+  std::promise<void> drained;
+  auto done = drained.get_future();
+  loop_a.post([&] { a->drain([&] { drained.set_value(); }); });
+  CHECK(done.wait_for(300ms) == std::future_status::timeout);
+  hold.set_value();
+  for (int i = 0; i < 20; ++i)
+    CHECK(rb->next("inbound").message.env.request_id == static_cast<std::uint64_t>(i));
+  CHECK(rb->next("closed").stopped);
+  CHECK(done.wait_for(10s) == std::future_status::ready);
+  CHECK(ra->next("closed").text == "this node stopped");
+}

@@ -161,7 +161,7 @@ bool link::poll(clock::time_point now) {
     return false;
   // What a spin usually finds: nothing. Then it costs one look at the
   // completion queue and the outbox's depth, not a round of every layer.
-  if (!ch_->busy_poll() && outbox_.depth() == 0 && core_ && !leaving_ && !draining_)
+  if (!ch_->busy_poll() && outbox_.depth() == 0 && core_ && !leaving_ && (!draining_ || shut_))
     return false;
   return on_io(now, true, true);
 }
@@ -223,10 +223,15 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
         shut_ = true;
         ch_->shutdown(channels::shutdown_how::write);
         moved = true;
-      } else {
-        close("this node stopped", false);
-        return true;
       }
+    }
+    // Shut, the link still reads until the peer ends its side too (it does
+    // once it has read our farewell) or the node's drain limit drops it: a
+    // tcp socket closed with bytes unread (a late release, a credit) is
+    // reset, and a reset throws away what the peer had not read yet.
+    if (shut_ && (core_->closed() || ch_->closed())) {
+      close("this node stopped", false);
+      return true;
     }
     if (outbox_.depth() <= outbox_.bound() / 2 && outbox_.take_refused())
       if (auto e = events_.lock())
