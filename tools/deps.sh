@@ -8,7 +8,8 @@ set -euo pipefail
 
 # build: compilers, CMake and the -dev packages the CMake files look for
 build=(g++ cmake make ninja-build pkg-config
-       libcaf-dev libyaml-cpp-dev doctest-dev libibverbs-dev librdmacm-dev libssl-dev)
+       libcaf-dev libyaml-cpp-dev doctest-dev libibverbs-dev librdmacm-dev libssl-dev
+       libdrm-dev)
 # run and test: the RDMA userland (providers, rsocket peers, perftest for the floor)
 rdma=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm1 perftest)
 # the soft-RoCE VM: QEMU, a static busybox for its initramfs, the tools that build

@@ -29,8 +29,14 @@ if [[ -z $pkg ]]; then
   echo "$pkg" >"$cache/package"
 fi
 
+# What the unpacked tree keeps changes now and then; a cache of another
+# layout is fetched again.
+layout=2  # 2: vgem and the DRM core it needs kept (a dma-buf exporter)
 dir=$cache/$pkg
-if [[ -f $dir/.complete ]]; then echo "$dir"; exit 0; fi
+if [[ -f $dir/.complete && $(<"$dir/.complete") == "layout $layout" ]]; then
+  echo "$dir"
+  exit 0
+fi
 
 echo "vm-kernel: fetching $pkg (once; unpacked into $dir)" >&2
 work=$(mktemp -d "$cache/fetch.XXXXXX")
@@ -42,10 +48,13 @@ sandbox=(); ((EUID == 0)) && sandbox=(-o APT::Sandbox::User=root)
 dpkg-deb -x "$work"/*.deb "$work/root"
 kver=$(ls "$work/root/lib/modules")
 # A headless VM needs no sound, GPU, USB or wireless drivers: dropping them
-# halves the cache.
+# halves the cache. Of the GPU drivers it keeps vgem, a virtual one whose
+# buffers export as dma-buf: the tests' stand-in for device memory.
 (cd "$work/root/lib/modules/$kver/kernel" &&
-  rm -rf sound drivers/{gpu,media,staging,iio,hwmon,usb,bluetooth,hid,isdn,mmc,mtd} \
-         drivers/net/{wireless,ethernet,can,usb})
+  rm -rf sound drivers/{media,staging,iio,hwmon,usb,bluetooth,hid,isdn,mmc,mtd} \
+         drivers/net/{wireless,ethernet,can,usb} &&
+  find drivers/gpu -name '*.ko*' ! -path '*/vgem/*' ! -name 'drm.ko*' \
+       ! -name 'drm_shmem_helper.ko*' -delete)
 depmod -b "$work/root" "$kver"  # the package leaves modules.dep to its postinst
 # QEMU can boot the uncompressed ELF kernel directly (PVH entry), which spares
 # the guest a slow xz decompression under TCG; fall back to bzImage otherwise.
@@ -59,5 +68,5 @@ else
   rm -f "$work/root/boot/vmlinux"
 fi
 echo "$kver" >"$work/root/kernel-release"
-rm -rf "$dir"; mv "$work/root" "$dir"; touch "$dir/.complete"
+rm -rf "$dir"; mv "$work/root" "$dir"; echo "layout $layout" >"$dir/.complete"
 echo "$dir"

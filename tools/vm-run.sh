@@ -128,6 +128,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # rdma_rxe computes its ICRC with the "crc32" crypto algorithm but does not
 # depend on the module that provides it: load it first.
 modprobe -a crc32_generic ib_uverbs rdma_ucm rdma_rxe
+modprobe vgem 2>/dev/null || true  # dma-buf exporter for the tests, where kept
 ip link set lo up
 ip link add dummy0 mtu 9000 type dummy
 ip addr add 10.77.0.1/24 dev dummy0

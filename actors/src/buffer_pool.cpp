@@ -33,7 +33,7 @@ struct buffer_pool::state {
   slab& add_slab(std::size_t at_least) {
     auto size = actors::arena_allocator::round_up(std::max(slab_size, at_least));
     std::string error;
-    auto memory = channels::memory_region::make(provider, size, "riomesh-pool", error);
+    auto memory = channels::memory_region::make({provider, {}}, size, "riomesh-pool", error);
     if (!memory)
       throw std::bad_alloc();
     slabs.emplace_back(size);

@@ -36,7 +36,8 @@ const names<fabric_kind> fabric_names = {
 const names<scheduler_policy> policy_names = {{"sharing", scheduler_policy::sharing},
                                               {"stealing", scheduler_policy::stealing}};
 const names<memory_provider> provider_names = {{"anonymous", memory_provider::anonymous},
-                                               {"memfd", memory_provider::memfd}};
+                                               {"memfd", memory_provider::memfd},
+                                               {"dmabuf", memory_provider::dmabuf}};
 const names<log_level> level_names = {{"trace", log_level::trace}, {"debug", log_level::debug},
                                       {"info", log_level::info},   {"warn", log_level::warn},
                                       {"error", log_level::error}, {"off", log_level::off}};
@@ -181,6 +182,20 @@ field device_field() {
               s.node.device = text;
           },
           [](const settings& s) { return YAML::Node(s.node.device); }};
+}
+
+field dmabuf_device_field() {
+  return {
+      "dmabuf_device", false,
+      [](const value_ref& v, settings& s) {
+        std::string text;
+        if (!v.scalar(text, "a DRM device such as /dev/dri/card0"))
+          return;
+        if (!text.empty() && text.front() != '/')
+          return v.fail("expected an absolute path such as /dev/dri/card0, found '" + text + "'");
+        s.memory.dmabuf_device = text;
+      },
+      [](const settings& s) { return YAML::Node(s.memory.dmabuf_device); }};
 }
 
 // Reads one `- name: ... address: ...` entry of cluster.peers.
@@ -449,7 +464,7 @@ std::vector<section> make_schema() {
         duration_field("keepalive", ch(&C::keepalive), 0ns, std::chrono::hours(1)),
         duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1))}},
       {"memory",
-       {choice_field("provider", mem(&M::provider), provider_names),
+       {choice_field("provider", mem(&M::provider), provider_names), dmabuf_device_field(),
         size_field("max_pinned", mem(&M::max_pinned), 0, 1024 * GiB),
         count_field("cache_entries", mem(&M::cache_entries), 1, 1u << 20),
         size_field("cache_bytes", mem(&M::cache_bytes), MiB, 1024 * GiB),
@@ -545,7 +560,8 @@ const char* to_string(scheduler_policy value) {
 }
 
 const char* to_string(memory_provider value) {
-  return value == memory_provider::memfd ? "memfd" : "anonymous";
+  static const char* const text[] = {"anonymous", "memfd", "dmabuf"};
+  return text[static_cast<int>(value)];
 }
 
 const char* to_string(log_level value) {

@@ -65,6 +65,8 @@ void flatten(const std::string& peer, const actors::connection_core::counters& c
   add("inline_bytes_out", c.inline_bytes_out);
   add("inline_bytes_in", c.inline_bytes_in);
   add("streamed_bytes_in", c.streamed_bytes_in);
+  add("staged_bytes_in", c.staged_bytes_in);
+  add("staged_bytes_out", c.staged_bytes_out);
   add("direct_bytes_out", c.direct_bytes_out);
   add("credit_stalls", c.credit_stalls);
   add("queue_depth", c.queue_depth);

@@ -11,6 +11,7 @@
 #include <riomesh/buffer_pool.hpp>
 #include <riomesh/channels/fabric_choice.hpp>
 #include <riomesh/channels/listener.hpp>
+#include <riomesh/channels/memory/memory_region.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/config/loader.hpp>
 #include <riomesh/log.hpp>
@@ -60,6 +61,13 @@ actors::credentials credentials_of(const config::settings& s) {
   return c;
 }
 
+// Pool slabs are what the node sends from: with dma-buf arenas (device
+// memory peers place into) they stay in host memory.
+config::memory_provider pool_provider(const config::memory_settings& m) {
+  return m.provider == config::memory_provider::dmabuf ? config::memory_provider::anonymous
+                                                       : m.provider;
+}
+
 // Random per start: how peers tell this run of the node from an earlier one.
 std::uint64_t incarnation() {
   std::random_device rd;
@@ -78,7 +86,7 @@ actors::directory_params directory_params_of(const config::settings& s) {
   c.creds = credentials_of(s);
   c.incarnation = incarnation();
   c.arena_size = s.channel.arena;
-  c.arena_memory = s.memory.provider;
+  c.arena_memory = {s.memory.provider, s.memory.dmabuf_device};
   c.max_pending = s.channel.max_pending;
   c.max_streamed = s.channel.max_streamed;
   c.max_streams = s.channel.max_streams;
@@ -108,7 +116,7 @@ struct runtime::impl {
       : settings(std::move(s)),
         loop(settings.channel.polling_time),
         cfg(make_config(settings, configure)),
-        pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, settings.memory.provider)),
+        pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, pool_provider(settings.memory))),
         system(*cfg) {
     logging::set_level(settings.logging.level);
     if (settings.cluster.secret.empty() && settings.cluster.keys.empty() &&
@@ -119,6 +127,12 @@ struct runtime::impl {
                                "loopback, or set cluster.insecure: true");
     auto params = directory_params_of(settings);
     std::string error;
+    // Device memory that cannot be had is a configuration error: say so
+    // now, not at the first connection.
+    if (settings.memory.provider == config::memory_provider::dmabuf &&
+        !channels::memory_region::make(params.node.connection.arena_memory, 4096, "riomesh-probe",
+                                       error))
+      throw std::runtime_error("node '" + settings.node.name + "': " + error);
     std::shared_ptr<channels::listener> l =
         channels::listen(params.node.listen, params.node.channel, error);
     if (!l)

@@ -1,15 +1,18 @@
 // The node's memory domain on real verbs: one protection domain and one
 // send registration cache per device for all of a node's connections,
 // windows that keep each connection's exposed memory to its own peer, and
-// the bound on pinned memory. Runs in the soft-RoCE VM (ctest -L vm).
+// the bound on pinned memory, dma-buf on a device without it. Runs in the soft-RoCE VM (ctest -L
+// vm).
 #include "vm_address.hpp"
 
+#include <riomesh/channels/memory/memory_region.hpp>
 #include <riomesh/channels/verbs/rdma_channel.hpp>
 
 #include <doctest/doctest.h>
 
 #include <infiniband/verbs.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -245,4 +248,37 @@ TEST_CASE(
   CHECK(receive(acceptor, dialer, first.size()) == first);
   CHECK(carries(acceptor, dialer, "and then as usual"));
   CHECK_FALSE(rdma_channel_probe::held(dialer));  // a dialer never holds
+}
+
+TEST_CASE(
+    "dma-buf: a vgem buffer's descriptor is refused by rxe with EOPNOTSUPP, and the channel "
+    "says it cannot map dma-buf") {
+  std::string error;
+  auto gpu = memory_region::make({config::memory_provider::dmabuf, {}}, 1 << 20, "test", error);
+  REQUIRE_MESSAGE(static_cast<bool>(gpu), error);  // the VM loads vgem
+  CHECK(gpu->dmabuf());
+  std::memset(gpu->data(), 0x5a, gpu->size());  // its CPU mapping works
+  auto mine = std::make_shared<memory_domain>(memory_limits{});
+  auto theirs = std::make_shared<memory_domain>(memory_limits{});
+  auto pairs = connect_pairs(1, mine, theirs);
+  auto& ch = *pairs[0].dialer;
+  std::string why;
+  CHECK_FALSE(ch.maps_dmabuf(why));
+  MESSAGE(why);
+  CHECK(why.find("cannot register dma-buf") != std::string::npos);
+  CHECK(why.find("not supported") != std::string::npos);
+  // The verb itself, with the real descriptor: what the probe concluded.
+  errno = 0;
+  ibv_mr* mr = ibv_reg_dmabuf_mr(rdma_channel_probe::pd(ch), 0, gpu->size(),
+                                 reinterpret_cast<std::uint64_t>(gpu->data()), gpu->fd(),
+                                 IBV_ACCESS_LOCAL_WRITE);
+  CHECK(mr == nullptr);
+  CHECK(errno == EOPNOTSUPP);
+  if (mr)
+    ibv_dereg_mr(mr);
+  // Mapping it anyway fails cleanly, pinning nothing.
+  auto pinned = mine->stats().pinned_bytes;
+  CHECK(ch.map_dmabuf(gpu->data(), gpu->size(), gpu->fd(), std::nullopt).st != status::ok);
+  CHECK(mine->stats().pinned_bytes == pinned);
+  CHECK(carries(ch, *pairs[0].acceptor, "and the connection goes on"));
 }

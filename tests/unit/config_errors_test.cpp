@@ -66,6 +66,12 @@ TEST_CASE("values out of range give the range") {
         "node.yaml:5:12: runtime.threads: 0 is out of range (1 .. 256), or auto");
 }
 
+TEST_CASE("a dma-buf device that is not an absolute path") {
+  CHECK(problem(minimal + "memory:\n  dmabuf_device: dri/card0\n") ==
+        "node.yaml:5:18: memory.dmabuf_device: expected an absolute path such as /dev/dri/card0, "
+        "found 'dri/card0'");
+}
+
 TEST_CASE("malformed addresses and ports") {
   CHECK(problem("node:\n  name: n1\n  listen: 127.0.0.1\n") ==
         "node.yaml:3:11: node.listen: malformed address '127.0.0.1': expected host:port "

@@ -52,10 +52,15 @@ channel:
 runtime:
   threads: 3
   policy: stealing
+memory:
+  provider: dmabuf
+  dmabuf_device: /dev/dri/card1
 logging:
   level: debug
 )",
                                "node.yaml");
+  CHECK(s.memory.provider == config::memory_provider::dmabuf);
+  CHECK(s.memory.dmabuf_device == "/dev/dri/card1");
   CHECK(s.node.listen == config::endpoint{"::1", 0});
   CHECK(s.node.fabric == config::fabric_kind::tcp);
   CHECK(s.node.device == "rxe0");

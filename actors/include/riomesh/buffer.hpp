@@ -35,7 +35,8 @@ class buffer {
     const unsigned char* base = nullptr;
     std::size_t length = 0;
     std::shared_ptr<const void> keep;
-    int fd = -1;  // a memfd whose offset 0 is `base` (memory.provider: memfd)
+    int fd = -1;          // a memfd or dma-buf whose offset 0 is `base`
+    bool device = false;  // fd is a dma-buf: device memory (memory.provider: dmabuf)
   };
 
   // A byte container for CAF's type traits, so a bare buffer can be a

@@ -3,6 +3,7 @@
 #include <riomesh/actors/connection/send_registrations.hpp>
 
 #include <algorithm>
+#include <cstring>
 
 namespace riomesh::actors {
 
@@ -31,7 +32,9 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
       regs_(std::make_unique<send_registrations>(ch)) {
   released_->wake = std::move(wake);
   if (s.inbound.arena_size > 0) {
-    auto m = ch_.map(arena_, s.inbound.arena_size, 0);
+    auto m = s.arena_dmabuf && !s.staged_to
+                 ? ch_.map_dmabuf(arena_, s.inbound.arena_size, s.arena_fd, 0)
+                 : ch_.map(arena_, s.inbound.arena_size, 0);
     if (m.st != channels::status::ok)
       fail("cannot map the arena for the peer");
   }
@@ -76,6 +79,7 @@ connection_core::submit_status connection_core::submit(outbound_message&& m) {
     return submit_status::too_large;
   if (queue_.size() >= settings_.max_pending)
     return submit_status::congested;
+  stage_device_memory(m);
   if (streams == 0) {
     queue_.push_back(std::move(m));
     return submit_status::queued;
@@ -129,6 +133,28 @@ bool connection_core::flush_bytes() {
   out_bytes_.clear();
   out_pos_ = 0;
   return true;
+}
+
+// Device memory the fabric cannot send from (a dma-buf the RDMA device
+// does not register, whose CPU mapping it cannot pin either) goes from a
+// host copy, made once per buffer and counted.
+void connection_core::stage_device_memory(outbound_message& m) {
+  auto staged = [&](buffer& b) {
+    const auto* home = b.home_block();
+    if (!home || !home->device)
+      return;
+    std::string why;
+    if (ch_.maps_dmabuf(why))
+      return;
+    auto copy = buffer::heap(b.size());
+    std::memcpy(copy.data(), b.data(), b.size());
+    stats_.staged_bytes_out += b.size();
+    b = std::move(copy);
+  };
+  for (auto& b : m.placed)
+    staged(b);
+  for (auto& w : m.writes)
+    staged(w.data);
 }
 
 // Moves the head of the queue on: arena space for its buffers (or a
@@ -304,11 +330,17 @@ void connection_core::deliver(envelope&& e) {
   inbound_message m;
   auto shared = released_;
   auto owner = settings_.arena_owner;
+  // Where views of the arena point: the device's memory when staged.
+  unsigned char* home = settings_.staged_to ? settings_.staged_to : arena_;
   for (const auto& r : e.buffers) {
     // The peer's space is whole allocations: give back what it took.
     arena_range range{r.offset, arena_allocator::round_up(r.length)};
+    if (settings_.staged_to) {
+      std::memcpy(home + r.offset, arena_ + r.offset, r.length);
+      stats_.staged_bytes_in += r.length;
+    }
     m.placed.push_back(buffer::adopt(
-        arena_ + r.offset, r.length, buffer::origin::arena,
+        home + r.offset, r.length, buffer::origin::arena,
         [shared, owner, range] {
           std::function<void()> wake;
           {
@@ -323,7 +355,8 @@ void connection_core::deliver(envelope&& e) {
             wake();
         },
         // Sent on from here, the arena registers once, as a pool slab does.
-        owner ? buffer::home{arena_, settings_.inbound.arena_size, owner, settings_.arena_fd}
+        owner ? buffer::home{home, settings_.inbound.arena_size, owner, settings_.arena_fd,
+                             settings_.arena_dmabuf}
               : buffer::home{}));
     stats_.bytes_placed_in += r.length;
   }

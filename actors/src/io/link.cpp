@@ -1,5 +1,6 @@
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
+#include <riomesh/log.hpp>
 
 #include <algorithm>
 
@@ -96,10 +97,26 @@ void link::become_connected() {
     return leave("no receive arena: " + error);
   s.arena_owner = arena_;
   s.arena_fd = arena_->fd();
+  s.arena_dmabuf = arena_->dmabuf();
+  unsigned char* placed_into = arena_->data();
+  std::string why;
+  if (arena_->dmabuf() && !ch_->maps_dmabuf(why)) {
+    staging_ = channels::memory_region::make({}, params_.arena_size, "riomesh-staging", error);
+    if (!staging_)
+      return leave("no staging arena for the dma-buf one: " + error);
+    s.staged_to = arena_->data();
+    placed_into = staging_->data();
+    static std::atomic<bool> noted{false};
+    if (!noted.exchange(true))
+      logging::warn(params_.node_name, why +
+                                           ": receive arenas are staged in host memory and "
+                                           "copied into the dma-buf on delivery (counted as "
+                                           "staged_bytes_in)");
+  }
   // Released views ring the doorbell, from whatever thread drops them; a
   // weak reference keeps the link from living on in them.
   std::weak_ptr<link> me = shared_from_this();
-  core_ = std::make_unique<connection_core>(*ch_, arena_->data(), s, [me, loop = &loop_] {
+  core_ = std::make_unique<connection_core>(*ch_, placed_into, s, [me, loop = &loop_] {
     if (auto l = me.lock())
       loop->wake(l);
   });

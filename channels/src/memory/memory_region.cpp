@@ -1,5 +1,7 @@
 #include <riomesh/channels/memory/memory_region.hpp>
 
+#include "dmabuf_export.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -8,12 +10,21 @@
 
 namespace riomesh::channels {
 
-std::shared_ptr<memory_region> memory_region::make(config::memory_provider provider,
-                                                   std::size_t size, const std::string& name,
-                                                   std::string& error) {
+std::shared_ptr<memory_region> memory_region::make(const memory_source& from, std::size_t size,
+                                                   const std::string& name, std::string& error) {
   int fd = -1;
   int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-  if (provider == config::memory_provider::memfd) {
+  bool device = from.provider == config::memory_provider::dmabuf;
+  if (device) {
+    std::string why;
+    fd = detail::export_dmabuf(from.dmabuf_device, size, why);
+    if (fd < 0) {
+      error = "no dma-buf of " + std::to_string(size) + " bytes for " + name + ": " + why +
+              " (memory.provider: dmabuf)";
+      return nullptr;
+    }
+    flags = MAP_SHARED;
+  } else if (from.provider == config::memory_provider::memfd) {
     fd = memfd_create(name.c_str(), MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, static_cast<off_t>(size)) != 0) {
       error = "cannot create a memfd of " + std::to_string(size) + " bytes for " + name + ": " +
@@ -33,7 +44,7 @@ std::shared_ptr<memory_region> memory_region::make(config::memory_provider provi
     return nullptr;
   }
   return std::shared_ptr<memory_region>(
-      new memory_region(static_cast<unsigned char*>(p), size, fd));
+      new memory_region(static_cast<unsigned char*>(p), size, fd, device));
 }
 
 memory_region::~memory_region() {

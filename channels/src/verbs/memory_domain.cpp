@@ -5,6 +5,8 @@
 #include <infiniband/verbs.h>
 #include <sys/resource.h>
 
+#include <cerrno>
+
 namespace riomesh::channels::verbs {
 namespace {
 
@@ -42,6 +44,13 @@ memory_domain::device::device(memory_domain& owner, ibv_context* ctx, ibv_pd* pd
       name_(ibv_get_device_name(ctx->device)),
       fabric_(std::make_unique<send_fabric>(*this)) {
   sends_ = std::make_unique<shared_registrations>(*fabric_, owner.limits_.cache);
+  // A device without the verb refuses before it looks at the descriptor;
+  // one that has it fails on the bad descriptor instead.
+  ibv_mr* probe = ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE);
+  if (probe)
+    ibv_dereg_mr(probe);
+  else if (errno == EOPNOTSUPP || errno == EPROTONOSUPPORT || errno == ENOSYS)
+    dmabuf_refusal_ = detail::sys_error(name_ + " cannot register dma-buf");
 }
 
 memory_domain::device::~device() {
@@ -59,6 +68,22 @@ ibv_mr* memory_domain::device::register_region(void* base, std::size_t n, int ac
     ++owner_.refused_;
     error = detail::sys_error("device " + name_ + " cannot register " + kib(n) +
                               " (is the memlock limit, ulimit -l, too low?)");
+    return nullptr;
+  }
+  ++owner_.registrations_;
+  ++owner_.registered_;
+  return mr;
+}
+
+ibv_mr* memory_domain::device::register_dmabuf(void* base, std::size_t n, int fd, int access,
+                                               std::string& error) {
+  if (!owner_.reserve(n, error))
+    return nullptr;
+  ibv_mr* mr = ibv_reg_dmabuf_mr(pd_, 0, n, reinterpret_cast<std::uint64_t>(base), fd, access);
+  if (!mr) {
+    owner_.release(n);
+    ++owner_.refused_;
+    error = detail::sys_error("device " + name_ + " cannot register " + kib(n) + " of dma-buf");
     return nullptr;
   }
   ++owner_.registrations_;

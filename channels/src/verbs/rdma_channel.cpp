@@ -247,11 +247,21 @@ void rdma_channel::consume(std::size_t n) {
 }
 
 map_result rdma_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
+  return map_exposed(base, length, -1, offset);
+}
+
+map_result rdma_channel::map_dmabuf(void* base, std::size_t length, int fd,
+                                    std::optional<std::uint64_t> offset) {
+  return map_exposed(base, length, fd, offset);
+}
+
+map_result rdma_channel::map_exposed(void* base, std::size_t length, int dmabuf,
+                                     std::optional<std::uint64_t> offset) {
   exposure x;
   std::string error;
   // The bind goes out before the engine's update of the peer's iomap: the
   // peer cannot write through the window before it is bound.
-  if (!expose(base, length, x, error) || !bind(x, error)) {
+  if (!expose(base, length, x, error, dmabuf) || !bind(x, error)) {
     conceal(x);
     return {status::invalid};
   }

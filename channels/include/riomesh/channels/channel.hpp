@@ -53,6 +53,17 @@ class channel {
   virtual map_result map(void* base, std::size_t length,
                          std::optional<std::uint64_t> offset = std::nullopt) = 0;
   virtual status unmap(std::uint64_t offset) = 0;
+  // Whether device memory that a dma-buf gives can be mapped as it is:
+  // tcp reads into its CPU mapping; rdma needs a device that registers
+  // dma-buf (`why` says what it lacks). If not, the owner stages what
+  // arrives in host memory and copies it over.
+  virtual bool maps_dmabuf(std::string& /*why*/) const { return true; }
+  // map() of memory whose bytes are dma-buf `fd` from its offset 0 (base
+  // is the CPU mapping of that offset).
+  virtual map_result map_dmabuf(void* base, std::size_t length, int /*fd*/,
+                                std::optional<std::uint64_t> offset = std::nullopt) {
+    return map(base, length, offset);
+  }
   // Places `length` bytes at the peer's mapped `offset`, ahead of any later
   // stream byte. `source` must stay untouched until iowrite_done(token).
   virtual io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,

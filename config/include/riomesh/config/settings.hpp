@@ -17,8 +17,9 @@ enum class fabric_kind { automatic, verbs, tcp };
 enum class scheduler_policy { sharing, stealing };
 enum class log_level { trace, debug, info, warn, error, off };
 // Where receive arenas and pool slabs come from: private anonymous memory,
-// or a memfd another local process can map (buffer::descriptor()).
-enum class memory_provider { anonymous, memfd };
+// a memfd another local process can map (buffer::descriptor()), or dma-buf
+// (device memory, for receive arenas; pool slabs stay in host memory).
+enum class memory_provider { anonymous, memfd, dmabuf };
 
 // A host (IPv4 or IPv6 literal, or a name resolved at connect time) and a
 // port. Port 0 on a listen address means "any free port".
@@ -85,6 +86,9 @@ struct channel_settings {
 // domain per node: every connection on a device shares its registrations).
 struct memory_settings {
   memory_provider provider = memory_provider::anonymous;
+  // provider dmabuf: the DRM device whose buffers arenas are ("" = the
+  // first /dev/dri/card* that makes them).
+  std::string dmabuf_device;
   // Bytes the node may pin at once (registered memory is locked memory);
   // 0: bounded by RLIMIT_MEMLOCK only.
   std::uint64_t max_pinned = 0;

@@ -80,7 +80,13 @@ class connection_core {
     // delivered buffer stays readable after its connection is gone, and
     // the memory goes when the connection and the last view have.
     std::shared_ptr<void> arena_owner;
-    int arena_fd = -1;  // a memfd whose offset 0 is the arena, or -1
+    int arena_fd = -1;          // a memfd or dma-buf whose offset 0 is the arena, or -1
+    bool arena_dmabuf = false;  // arena_fd is a dma-buf: mapped through it
+    // Device memory the fabric cannot place into (a dma-buf the RDMA
+    // device does not register): the arena given to the core is host
+    // memory the peer writes into, and each buffer is copied from there
+    // to the same offset here before delivery (counted as staged_bytes_in).
+    unsigned char* staged_to = nullptr;
   };
   struct counters {
     std::uint64_t messages_out = 0, messages_in = 0;
@@ -88,6 +94,8 @@ class connection_core {
     std::uint64_t inline_bytes_out = 0, inline_bytes_in = 0;  // envelope bodies: copied
     std::uint64_t credit_stalls = 0;                          // a message waited for arena space
     std::uint64_t streamed_bytes_in = 0;  // buffers beyond the arena, assembled: copied
+    std::uint64_t staged_bytes_in = 0;    // placed in host memory, copied to the device's
+    std::uint64_t staged_bytes_out = 0;   // device memory sent from a host copy
     std::uint64_t direct_bytes_out = 0;   // direct writes into the peer's own maps
     std::uint64_t dropped = 0;            // queued, then dropped (a write without a map)
     // rdma: memory registered to send from (send_registrations.hpp).
@@ -173,6 +181,7 @@ class connection_core {
   std::map<std::uint64_t, std::uint64_t> leases_;  // iowrite token -> pinned registration
   // Starts an iowrite of b's bytes [done, size) at `offset`, with its
   // memory registered (or pinned) for it.
+  void stage_device_memory(outbound_message& m);
   channels::io_result write_from(const buffer& b, std::size_t done, std::uint64_t offset);
   counters stats_;
   std::uint64_t arena_released_ = 0;  // bytes of our arena whose views dropped

@@ -6,6 +6,7 @@
 #include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/handshake/handshake.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
+#include <riomesh/channels/memory/memory_region.hpp>
 #include <riomesh/config/settings.hpp>
 
 #include <chrono>
@@ -31,7 +32,7 @@ struct connection_params {
   std::shared_ptr<session_registry> sessions;
   bool dialed = false;
   std::uint64_t arena_size = 64ull << 20;
-  config::memory_provider arena_memory = config::memory_provider::anonymous;
+  channels::memory_source arena_memory;
   std::uint32_t max_body = 1u << 20;
   std::uint16_t max_buffers = 256;
   std::size_t max_pending = 1024;

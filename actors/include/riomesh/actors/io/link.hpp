@@ -133,7 +133,8 @@ class link : public std::enable_shared_from_this<link> {
   session_terms peer_terms_;
 
   std::unique_ptr<session_setup> setup_;
-  std::shared_ptr<channels::memory_region> arena_;  // views of it hold it too
+  std::shared_ptr<channels::memory_region> arena_;    // views of it hold it too
+  std::shared_ptr<channels::memory_region> staging_;  // where a dma-buf arena is placed
   std::unique_ptr<connection_core> core_;
   std::deque<outbound_message> incoming_;  // taken from the outbox, for the core
   std::map<std::uint64_t, buffer> exposed_;

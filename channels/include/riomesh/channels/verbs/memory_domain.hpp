@@ -61,7 +61,16 @@ class memory_domain {
     // Registers [base, base + n) with `access` (ibv_access_flags), counted
     // and bounded; null with `error` set.
     ibv_mr* register_region(void* base, std::size_t n, int access, std::string& error);
+    // The same for device memory: dma-buf `fd` from its offset 0, at
+    // address `base` (its CPU mapping) in the keys' address space.
+    ibv_mr* register_dmabuf(void* base, std::size_t n, int fd, int access, std::string& error);
     void deregister(ibv_mr* mr);
+    // Whether the device registers dma-buf; if not, `why` (asked once, when
+    // the domain opened the device).
+    bool dmabuf(std::string& why) const {
+      why = dmabuf_refusal_;
+      return dmabuf_refusal_.empty();
+    }
     // The send registrations every connection on this device shares.
     shared_registrations& sends() { return *sends_; }
 
@@ -73,6 +82,7 @@ class memory_domain {
     ibv_pd* pd_;
     bool windows_;
     std::string name_;
+    std::string dmabuf_refusal_;
     std::unique_ptr<send_fabric> fabric_;
     std::unique_ptr<shared_registrations> sends_;
   };

@@ -59,6 +59,9 @@ class rdma_channel final : public channel {
   void consume(std::size_t n) override;
   map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset) override;
   status unmap(std::uint64_t offset) override;
+  bool maps_dmabuf(std::string& why) const override { return dev_->dmabuf(why); }
+  map_result map_dmabuf(void* base, std::size_t length, int fd,
+                        std::optional<std::uint64_t> offset) override;
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
@@ -120,7 +123,10 @@ class rdma_channel final : public channel {
   // itself, so that its windows are bound before the peer may write.
   bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p, bool accepting,
              std::string& error);
-  bool expose(void* base, std::size_t n, exposure& out, std::string& error);
+  // dmabuf >= 0: the bytes are that dma-buf's, from its offset 0.
+  bool expose(void* base, std::size_t n, exposure& out, std::string& error, int dmabuf = -1);
+  map_result map_exposed(void* base, std::size_t length, int dmabuf,
+                         std::optional<std::uint64_t> offset);
   // Posts the bind of `x`'s window (the queue pair is ready to send).
   bool bind(exposure& x, std::string& error);
   void conceal(exposure& x);
