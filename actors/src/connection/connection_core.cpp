@@ -31,6 +31,8 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
       released_(std::make_shared<released>()),
       regs_(std::make_unique<send_registrations>(ch)) {
   released_->wake = std::move(wake);
+  std::string why;
+  stage_device_out_ = !ch_.maps_dmabuf(why);
   if (s.inbound.arena_size > 0) {
     auto m = s.arena_dmabuf && !s.staged_to
                  ? ch_.map_dmabuf(arena_, s.inbound.arena_size, s.arena_fd, 0)
@@ -139,12 +141,11 @@ bool connection_core::flush_bytes() {
 // does not register, whose CPU mapping it cannot pin either) goes from a
 // host copy, made once per buffer and counted.
 void connection_core::stage_device_memory(outbound_message& m) {
+  if (!stage_device_out_)
+    return;
   auto staged = [&](buffer& b) {
     const auto* home = b.home_block();
     if (!home || !home->device)
-      return;
-    std::string why;
-    if (ch_.maps_dmabuf(why))
       return;
     auto copy = buffer::heap(b.size());
     std::memcpy(copy.data(), b.data(), b.size());

@@ -59,31 +59,18 @@ memory_domain::device::~device() {
 }
 
 ibv_mr* memory_domain::device::register_region(void* base, std::size_t n, int access,
-                                               std::string& error) {
+                                               std::string& error, int dmabuf) {
   if (!owner_.reserve(n, error))
     return nullptr;
-  ibv_mr* mr = ibv_reg_mr(pd_, base, n, access);
+  ibv_mr* mr = dmabuf >= 0 ? ibv_reg_dmabuf_mr(pd_, 0, n, reinterpret_cast<std::uint64_t>(base),
+                                               dmabuf, access)
+                           : ibv_reg_mr(pd_, base, n, access);
   if (!mr) {
     owner_.release(n);
     ++owner_.refused_;
-    error = detail::sys_error("device " + name_ + " cannot register " + kib(n) +
-                              " (is the memlock limit, ulimit -l, too low?)");
-    return nullptr;
-  }
-  ++owner_.registrations_;
-  ++owner_.registered_;
-  return mr;
-}
-
-ibv_mr* memory_domain::device::register_dmabuf(void* base, std::size_t n, int fd, int access,
-                                               std::string& error) {
-  if (!owner_.reserve(n, error))
-    return nullptr;
-  ibv_mr* mr = ibv_reg_dmabuf_mr(pd_, 0, n, reinterpret_cast<std::uint64_t>(base), fd, access);
-  if (!mr) {
-    owner_.release(n);
-    ++owner_.refused_;
-    error = detail::sys_error("device " + name_ + " cannot register " + kib(n) + " of dma-buf");
+    error = detail::sys_error(
+        "device " + name_ + " cannot register " + kib(n) +
+        (dmabuf >= 0 ? " of dma-buf" : " (is the memlock limit, ulimit -l, too low?)"));
     return nullptr;
   }
   ++owner_.registrations_;

@@ -24,8 +24,7 @@ using detail::sys_error;
 bool rdma_channel::expose(void* base, std::size_t n, exposure& out, std::string& error,
                           int dmabuf) {
   int access = IBV_ACCESS_LOCAL_WRITE | (windows_ ? IBV_ACCESS_MW_BIND : IBV_ACCESS_REMOTE_WRITE);
-  out.mr = dmabuf >= 0 ? dev_->register_dmabuf(base, n, dmabuf, access, error)
-                       : dev_->register_region(base, n, access, error);
+  out.mr = dev_->register_region(base, n, access, error, dmabuf);
   if (!out.mr)
     return false;
   if (!windows_) {

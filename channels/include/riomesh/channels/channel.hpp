@@ -61,7 +61,7 @@ class channel {
   // map() of memory whose bytes are dma-buf `fd` from its offset 0 (base
   // is the CPU mapping of that offset).
   virtual map_result map_dmabuf(void* base, std::size_t length, int /*fd*/,
-                                std::optional<std::uint64_t> offset = std::nullopt) {
+                                std::optional<std::uint64_t> offset) {
     return map(base, length, offset);
   }
   // Places `length` bytes at the peer's mapped `offset`, ahead of any later

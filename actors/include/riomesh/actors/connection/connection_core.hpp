@@ -179,9 +179,12 @@ class connection_core {
   std::unique_ptr<stream_assembly> streams_;
   std::unique_ptr<send_registrations> regs_;
   std::map<std::uint64_t, std::uint64_t> leases_;  // iowrite token -> pinned registration
+  // The channel cannot send from device memory: m's buffers in it go from
+  // host copies.
+  bool stage_device_out_ = false;
+  void stage_device_memory(outbound_message& m);
   // Starts an iowrite of b's bytes [done, size) at `offset`, with its
   // memory registered (or pinned) for it.
-  void stage_device_memory(outbound_message& m);
   channels::io_result write_from(const buffer& b, std::size_t done, std::uint64_t offset);
   counters stats_;
   std::uint64_t arena_released_ = 0;  // bytes of our arena whose views dropped

@@ -59,11 +59,11 @@ class memory_domain {
     // Queue pairs of this domain reach exposed memory through windows.
     bool windows() const { return windows_; }
     // Registers [base, base + n) with `access` (ibv_access_flags), counted
-    // and bounded; null with `error` set.
-    ibv_mr* register_region(void* base, std::size_t n, int access, std::string& error);
-    // The same for device memory: dma-buf `fd` from its offset 0, at
-    // address `base` (its CPU mapping) in the keys' address space.
-    ibv_mr* register_dmabuf(void* base, std::size_t n, int fd, int access, std::string& error);
+    // and bounded; null with `error` set. `dmabuf` >= 0: the bytes are
+    // device memory, that dma-buf's from its offset 0, and `base` is their
+    // CPU mapping (the address the keys use).
+    ibv_mr* register_region(void* base, std::size_t n, int access, std::string& error,
+                            int dmabuf = -1);
     void deregister(ibv_mr* mr);
     // Whether the device registers dma-buf; if not, `why` (asked once, when
     // the domain opened the device).
