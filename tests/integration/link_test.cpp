@@ -297,9 +297,13 @@ TEST_CASE_FIXTURE(linked_pair,
   // b's I/O thread is held: it reads nothing and answers nothing. Closed
   // now, a's socket would be reset by the first late byte from b (a release,
   // a credit) and the reset would take with it whatever b had not read.
-  std::promise<void> hold;
+  std::promise<void> hold, holding;
   auto held = hold.get_future().share();
-  loop_b.post([held] { held.wait(); });
+  loop_b.post([held, &holding] {
+    holding.set_value();
+    held.wait();
+  });
+  holding.get_future().wait();  // from here b's thread takes nothing in
   for (int i = 0; i < 20; ++i)
     REQUIRE(a->submit(numbered(i)) == link::submitted::queued);
   std::promise<void> drained;
