@@ -20,11 +20,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 using namespace riomesh;
 using namespace riomesh::test;
@@ -158,26 +160,35 @@ TEST_CASE(
   for (int i = 0; i < 4; ++i)
     attackers.emplace_back(attacker);
   // Quiet and flooded seconds in turn, so the machine's own drift falls on
-  // both alike.
+  // both alike; the rate kept is the median round's ratio, so that one
+  // second the scheduler gave elsewhere does not decide it.
+  constexpr int rounds = 7;
   double alone = 0, during = 0;
-  for (int round = 0; round < 5; ++round) {
+  std::vector<double> ratios;
+  for (int round = 0; round < rounds; ++round) {
     attacking = false;
     std::this_thread::sleep_for(100ms);
-    alone += honest_rate(*s.honest, s.sink, 1s) / 5;
+    double quiet = honest_rate(*s.honest, s.sink, 1s);
     attacking = true;
     std::this_thread::sleep_for(100ms);
-    during += honest_rate(*s.honest, s.sink, 1s) / 5;
+    double flooded = honest_rate(*s.honest, s.sink, 1s);
+    alone += quiet / rounds;
+    during += flooded / rounds;
+    ratios.push_back(flooded / quiet);
   }
+  std::sort(ratios.begin(), ratios.end());
+  double kept = ratios[rounds / 2];
   running = attacking = false;
   for (auto& t : attackers)
     t.join();
   watcher.join();
   MESSAGE("honest 64 KiB round trips: ", alone, "/s alone, ", during, "/s during the flood (",
-          during / alone, "x); ", cut.load(), " attacking connections cut, ", frames.load(),
+          during / alone, "x; median round ", kept, "x, from ", ratios.front(), "x to ",
+          ratios.back(), "x); ", cut.load(), " attacking connections cut, ", frames.load(),
           " map frames offered; victim RSS ", mib(rss_before), " MiB before, peak ", mib(rss_peak),
           " MiB");
   CHECK(cut.load() > 0);
-  CHECK(during >= 0.9 * alone);
+  CHECK(kept >= 0.9);
   if (!sanitized)
     CHECK(rss_peak - rss_before < (32u << 20));
   CHECK_MESSAGE(s.victim.wait_log("came before the session was authenticated", 5s), s.victim.log());
