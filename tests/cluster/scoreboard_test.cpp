@@ -92,3 +92,19 @@ TEST_CASE("verdict: an expected event must have been reported, and a restart cle
   CHECK(!b.finished());
   CHECK(b.problems() == std::vector<std::string>{"sub-1: no result"});
 }
+
+TEST_CASE("verdict: what actors report while the launcher stops them all counts for nothing") {
+  auto b = three();
+  feed(b, good_summary);
+  feed(b, "pubsub publisher pub-1: done messages=10");
+  b.stopping();
+  // Every node gets SIGTERM at once: the broker may go first, and its
+  // subscribers say so. That is the launcher's doing, not the run's.
+  feed(b, "pubsub subscriber sub-1: broker_lost reason=user_shutdown");
+  CHECK(b.problems("sub-1:!broker_lost").empty());
+  CHECK(b.problems("sub-1:broker_lost") ==
+        std::vector<std::string>{"sub-1 never reported broker_lost"});
+  std::ostringstream table;
+  b.print_table(table);
+  CHECK(table.str().find("sub-1: broker_lost (while stopping)") != std::string::npos);
+}

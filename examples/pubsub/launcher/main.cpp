@@ -211,6 +211,7 @@ void wait_output(run_state& r, int ms) {
 
 // SIGTERM to all; each must exit 0 within `limit`.
 void stop_all(run_state& r, double limit) {
+  r.board.stopping();
   for (auto& n : r.nodes)
     n->signal(SIGTERM);
   auto deadline = clock_type::now() + std::chrono::duration<double>(limit);

@@ -43,14 +43,15 @@ void scoreboard::add(const event& e) {
   for (auto& a : actors_) {
     if (a.name != e.actor)
       continue;
-    a.seen.push_back(e.kind);
+    if (!stopping_)
+      a.seen.push_back(e.kind);
     if (e.kind == "progress")
       a.last_progress = e;
     else if (e.kind == "summary" || e.kind == "done")
       a.final = e;
     else if (e.kind != "ready" && e.kind != "sending" && e.kind != "subscribed" &&
              e.kind != "broker_found" && e.kind != "first" && e.kind != "subscriber_joined")
-      a.notes.push_back(e.kind);
+      a.notes.push_back(stopping_ ? e.kind + " (while stopping)" : e.kind);
   }
 }
 

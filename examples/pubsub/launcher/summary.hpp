@@ -26,7 +26,7 @@ struct actor_entry {
   std::string name, role, node;               // role: broker, publisher or subscriber
   std::optional<event> last_progress, final;  // final: a subscriber's summary, a publisher's done
   std::vector<std::string> notes;             // broker_lost, gap, ... as they came
-  std::vector<std::string> seen;              // every event kind, restarts included
+  std::vector<std::string> seen;              // every event kind until stopping, restarts included
 };
 
 class scoreboard {
@@ -35,6 +35,10 @@ class scoreboard {
   void add(const event& e);
   // A restarted node's actors start over.
   void restarted(const std::string& node);
+  // From here on the launcher stops every node at once, so an actor may see
+  // its peers go (broker_lost, subscriber_left): such events are shown but
+  // no longer count for or against an expectation.
+  void stopping() { stopping_ = true; }
   bool finished() const;  // every publisher done, every subscriber summarized
   std::string progress(double seconds) const;
   void print_table(std::ostream& out) const;
@@ -45,6 +49,7 @@ class scoreboard {
 
  private:
   std::vector<actor_entry> actors_;
+  bool stopping_ = false;
 };
 
 }  // namespace pubsub::launch
