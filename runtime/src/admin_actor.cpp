@@ -70,6 +70,8 @@ void flatten(const std::string& peer, const actors::connection_core::counters& c
   add("direct_bytes_out", c.direct_bytes_out);
   add("credit_stalls", c.credit_stalls);
   add("queue_depth", c.queue_depth);
+  add("exposed_maps", c.exposed_maps);
+  add("exposed_bytes", c.exposed_bytes);
   add("dropped", c.dropped);
   add("arena_in_use", c.arena_in_use);
   add("arena_size", c.arena_size);

@@ -12,6 +12,7 @@
 #include <riomesh/channels/fabric_choice.hpp>
 #include <riomesh/channels/listener.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
+#include <riomesh/channels/verbs/memory_domain.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/config/loader.hpp>
 #include <riomesh/log.hpp>
@@ -109,6 +110,21 @@ actors::directory_params directory_params_of(const config::settings& s) {
   return d;
 }
 
+// Said once, at start, per device: a node whose arenas are device memory
+// on a device that cannot register it pays a copy per received byte.
+void note_dmabuf_staging(channels::verbs::memory_domain& domain, const std::string& node) {
+  std::string error, why;
+  auto devices = domain.attach_all(error);
+  if (!error.empty())
+    throw std::runtime_error("node '" + node + "': " + error);
+  for (auto* d : devices)
+    if (!d->dmabuf(why))
+      logging::warn(node, why +
+                              ": receive arenas are staged in host memory and copied into the "
+                              "dma-buf on delivery (counted as staged_bytes_in), and device "
+                              "memory sent on goes from a host copy (staged_bytes_out)");
+}
+
 }  // namespace
 
 struct runtime::impl {
@@ -133,6 +149,10 @@ struct runtime::impl {
         !channels::memory_region::make(params.node.connection.arena_memory, 4096, "riomesh-probe",
                                        error))
       throw std::runtime_error("node '" + settings.node.name + "': " + error);
+    auto choice = channels::choose_fabric(settings.node, channels::probe_rdma_devices());
+    if (settings.memory.provider == config::memory_provider::dmabuf &&
+        choice.fabric == config::fabric_kind::verbs)
+      note_dmabuf_staging(*params.node.channel.memory, settings.node.name);
     std::shared_ptr<channels::listener> l =
         channels::listen(params.node.listen, params.node.channel, error);
     if (!l)
@@ -151,13 +171,14 @@ struct runtime::impl {
       limits.heavy = settings.runtime.io_handler_limit;
       x->run_actors_on(loop, limits);
     }
-    if (params.node.channel.memory && settings.memory.cache_idle.count() > 0)
-      iomap_manager = actors::spawn_iomap_manager(system, params.node.channel.memory,
-                                                  settings.memory.cache_idle);
+    iomap_manager = actors::spawn_iomap_manager(
+        system, {x, &loop,
+                 choice.fabric == config::fabric_kind::verbs ? params.node.channel.memory : nullptr,
+                 settings.memory.cache_idle});
     directory = actors::spawn_directory(system, loop, x, params, std::move(l));
     auto listen = settings.node.listen;
     listen.port = port;
-    fabric = channels::choose_fabric(settings.node, channels::probe_rdma_devices()).reason;
+    fabric = choice.reason;
     admin = detail::spawn_admin(system, directory,
                                 {{"node", settings.node.name},
                                  {"listen", config::to_string(listen)},
@@ -204,7 +225,7 @@ struct runtime::impl {
   caf::actor_system system;
   caf::actor directory;
   caf::actor admin;
-  caf::actor iomap_manager;  // on rdma: gives back idle registrations
+  caf::actor iomap_manager;  // exposes memory to peers; gives back idle registrations
   std::string fabric;
   std::uint16_t port = 0;
 };
@@ -321,7 +342,7 @@ buffer runtime::wrap(void* data, std::size_t size, std::function<void()> release
 caf::expected<std::uint64_t> runtime::expose(const std::string& node, buffer b) {
   caf::scoped_actor self{impl_->system};
   caf::expected<std::uint64_t> out{std::uint64_t{0}};
-  self->request(impl_->directory, std::chrono::seconds(10), actors::expose_atom::value, node,
+  self->request(impl_->iomap_manager, std::chrono::seconds(10), actors::expose_atom::value, node,
                 std::move(b))
       .receive([&](std::uint64_t offset) { out = offset; }, [&](caf::error& e) { out = e; });
   return out;
@@ -330,7 +351,7 @@ caf::expected<std::uint64_t> runtime::expose(const std::string& node, buffer b) 
 bool runtime::unexpose(const std::string& node, std::uint64_t offset) {
   caf::scoped_actor self{impl_->system};
   bool done = false;
-  self->request(impl_->directory, std::chrono::seconds(10), actors::unexpose_atom::value, node,
+  self->request(impl_->iomap_manager, std::chrono::seconds(10), actors::unexpose_atom::value, node,
                 offset)
       .receive([&](bool ok) { done = ok; }, [&](caf::error&) {});
   return done;

@@ -282,3 +282,28 @@ TEST_CASE(
   CHECK(mine->stats().pinned_bytes == pinned);
   CHECK(carries(ch, *pairs[0].acceptor, "and the connection goes on"));
 }
+
+TEST_CASE(
+    "memory domain: attaching every device at start opens each once, as connections use "
+    "them, and tells which cannot register dma-buf") {
+  auto domain = std::make_shared<memory_domain>(memory_limits{});
+  std::string error;
+  auto devices = domain->attach_all(error);
+  REQUIRE_MESSAGE(!devices.empty(), error);
+  CHECK(domain->stats().devices == devices.size());
+  std::string why;
+  bool rxe = false;
+  for (auto* d : devices)
+    if (d->name() == "rxe0") {
+      rxe = true;
+      CHECK_FALSE(d->dmabuf(why));
+    }
+  CHECK(rxe);
+  CHECK(why.find("rxe0 cannot register dma-buf") != std::string::npos);
+  // A connection comes with the same device context: no second domain.
+  auto theirs = std::make_shared<memory_domain>(memory_limits{});
+  auto pairs = connect_pairs(1, domain, theirs);
+  CHECK(carries(*pairs[0].dialer, *pairs[0].acceptor, "through the domain opened at start"));
+  CHECK(domain->stats().devices == devices.size());
+  CHECK(domain->attach_all(error) == devices);
+}

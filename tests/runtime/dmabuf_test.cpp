@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,6 +37,26 @@ std::uint64_t checked_in_place(const buffer& b) {
   return same ? checksum(b) : 0;
 }
 
+// What the process writes to stderr (where the node logs) while `f` runs.
+template <class F>
+std::string stderr_of(F&& f) {
+  std::fflush(stderr);
+  int saved = ::dup(2);
+  FILE* into = std::tmpfile();
+  REQUIRE(into);
+  ::dup2(::fileno(into), 2);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::string text;
+  std::rewind(into);
+  for (int c; (c = std::fgetc(into)) != EOF;)
+    text += char(c);
+  std::fclose(into);
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -52,7 +73,16 @@ TEST_CASE(
   sb.memory.provider = config::memory_provider::dmabuf;
   sb.channel.arena = 16 << 20;
   sb.channel.eager_threshold = 0;  // the echoes too: every buffer placed, none inline
-  auto b = start_node(sb);
+  std::unique_ptr<runtime> b;
+  // A device that cannot register dma-buf is named when the node starts,
+  // before any connection pays for it.
+  auto said = stderr_of([&] { b = start_node(sb); });
+  if (rdma)
+    CHECK_MESSAGE(said.find("cannot register dma-buf: Operation not supported: receive arenas are "
+                            "staged in host memory") != std::string::npos,
+                  said);
+  else
+    CHECK_MESSAGE(said.find("staged") == std::string::npos, said);
   auto sa = node_settings("node-a", {{"node-b", b->port()}});
   sa.channel.eager_threshold = 0;  // every buffer placed, none inline
   auto a = start_node(sa);

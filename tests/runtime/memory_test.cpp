@@ -162,3 +162,48 @@ TEST_CASE("iomap manager: a send registration unused for memory.cache_idle is gi
   CHECK(sum_at(*a, *sink, data) == checksum(data));
   CHECK(a->stats().memory.cache_misses == sent.cache_misses + 1);
 }
+
+namespace {
+
+// What node `rt` exposes to `peer` now: (maps, bytes), from its stats.
+std::pair<std::uint64_t, std::uint64_t> exposed_to(runtime& rt, const std::string& peer) {
+  for (const auto& [name, c] : rt.stats().peers)
+    if (name == peer)
+      return {c.exposed_maps, c.exposed_bytes};
+  return {0, 0};
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "iomap manager: exposes and unexposes memory per peer, each map counted in the "
+                  "peer's stats until taken down, and refuses a peer it has no link to by name") {
+  auto one = b->allocate(1 << 20), two = b->allocate(3000);
+  caf::expected<std::uint64_t> first{std::uint64_t{0}};
+  for (int tries = 0; tries < 50; ++tries) {  // b's side of the connection may lag a's
+    first = b->expose("node-a", one);
+    if (first)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE_MESSAGE(first, error_text(*b, first));
+  auto second = b->expose("node-a", two);
+  REQUIRE_MESSAGE(second, error_text(*b, second));
+  CHECK(*second != *first);
+  CHECK(exposed_to(*b, "node-a") ==
+        std::make_pair<std::uint64_t, std::uint64_t>(2, (1 << 20) + 3000));
+  CHECK(b->unexpose("node-a", *first));
+  CHECK(exposed_to(*b, "node-a") == std::make_pair<std::uint64_t, std::uint64_t>(1, 3000));
+  CHECK_FALSE(b->unexpose("node-a", *first));  // taken down already
+  CHECK(b->unexpose("node-a", *second));
+  CHECK(exposed_to(*b, "node-a") == std::make_pair<std::uint64_t, std::uint64_t>(0, 0));
+
+  auto nowhere = b->expose("node-z", one);
+  REQUIRE_FALSE(nowhere);
+  CHECK(is(nowhere.error(), errc::not_connected));
+  CHECK(b->system().render(nowhere.error()).find("node 'node-z'") != std::string::npos);
+  CHECK_FALSE(b->unexpose("node-z", 0));
+  auto empty = b->expose("node-a", buffer{});
+  REQUIRE_FALSE(empty);
+  CHECK(b->system().render(empty.error()).find("empty buffer") != std::string::npos);
+}

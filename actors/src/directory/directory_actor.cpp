@@ -244,12 +244,6 @@ caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> 
         self->state.writable_waiters[peer].push_back(std::move(who));
       },
       [=](stats_atom) { return stats(self); },
-      [=](expose_atom, const std::string& peer, buffer& b) {
-        return self->delegate(self->state.node, expose_atom::value, peer, std::move(b));
-      },
-      [=](unexpose_atom, const std::string& peer, std::uint64_t offset) {
-        return self->delegate(self->state.node, unexpose_atom::value, peer, offset);
-      },
       [=](stop_atom) { stop(self); },
       [=](connected_atom, const std::string& peer, bool authenticated) {
         on_connected(self, peer, authenticated);

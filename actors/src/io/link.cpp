@@ -106,12 +106,7 @@ void link::become_connected() {
       return leave("no staging arena for the dma-buf one: " + error);
     s.staged_to = arena_->data();
     placed_into = staging_->data();
-    static std::atomic<bool> noted{false};
-    if (!noted.exchange(true))
-      logging::warn(params_.node_name, why +
-                                           ": receive arenas are staged in host memory and "
-                                           "copied into the dma-buf on delivery (counted as "
-                                           "staged_bytes_in)");
+    // The runtime said so at start (note_dmabuf_staging); the copies count.
   }
   // Released views ring the doorbell, from whatever thread drops them; a
   // weak reference keeps the link from living on in them.
@@ -390,6 +385,9 @@ bool link::unexpose(std::uint64_t offset) {
 connection_core::counters link::stats() const {
   auto c = core_ ? core_->stats() : connection_core::counters{};
   c.queue_depth = outbox_.depth();
+  c.exposed_maps = exposed_.size();
+  for (const auto& [offset, b] : exposed_)
+    c.exposed_bytes += b.size();
   return c;
 }
 

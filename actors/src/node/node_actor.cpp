@@ -526,58 +526,6 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
         it->second.deliver(std::move(out));
         self->state.waiting.erase(it);
       },
-      [=](expose_atom, const std::string& peer, buffer& b) -> caf::result<std::uint64_t> {
-        auto& st = self->state;
-        auto it = st.by_peer.find(peer);
-        if (it == st.by_peer.end())
-          return make_error(errc::not_connected, "node '" + peer + "'");
-        auto key = st.next_key++;
-        st.waiting[key] = self->make_response_promise();
-        caf::actor node = caf::actor_cast<caf::actor>(self);
-        st.loop->post([l = st.links[it->second].l, b = std::move(b), node, key]() mutable {
-          std::uint64_t offset = 0;
-          std::string error;
-          if (l->expose(std::move(b), offset, error))
-            caf::anon_send(node, expose_atom::value, key, offset);
-          else
-            caf::anon_send(node, expose_atom::value, key, make_error(errc::too_large, error));
-        });
-        return caf::delegated<std::uint64_t>{};
-      },
-      [=](expose_atom, std::uint64_t key, std::uint64_t offset) {
-        auto it = self->state.waiting.find(key);
-        if (it != self->state.waiting.end()) {
-          it->second.deliver(offset);
-          self->state.waiting.erase(it);
-        }
-      },
-      [=](expose_atom, std::uint64_t key, caf::error& e) {
-        auto it = self->state.waiting.find(key);
-        if (it != self->state.waiting.end()) {
-          it->second.deliver(std::move(e));
-          self->state.waiting.erase(it);
-        }
-      },
-      [=](unexpose_atom, const std::string& peer, std::uint64_t offset) -> caf::result<bool> {
-        auto& st = self->state;
-        auto it = st.by_peer.find(peer);
-        if (it == st.by_peer.end())
-          return false;
-        auto key = st.next_key++;
-        st.waiting[key] = self->make_response_promise();
-        caf::actor node = caf::actor_cast<caf::actor>(self);
-        st.loop->post([l = st.links[it->second].l, offset, node, key] {
-          caf::anon_send(node, unexpose_atom::value, key, l->unexpose(offset));
-        });
-        return caf::delegated<bool>{};
-      },
-      [=](unexpose_atom, std::uint64_t key, bool done) {
-        auto it = self->state.waiting.find(key);
-        if (it != self->state.waiting.end()) {
-          it->second.deliver(done);
-          self->state.waiting.erase(it);
-        }
-      },
       [=](port_atom) { return self->state.listener->port(); },
   };
 }

@@ -3,6 +3,7 @@
 #include "cm_support.hpp"
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 #include <sys/resource.h>
 
 #include <cerrno>
@@ -112,6 +113,23 @@ memory_domain::device* memory_domain::attach(ibv_context* ctx, std::string& erro
   }
   auto d = std::unique_ptr<device>(new device(*this, ctx, pd, windows));
   return devices_.emplace(ctx, std::move(d)).first->second.get();
+}
+
+std::vector<memory_domain::device*> memory_domain::attach_all(std::string& error) {
+  int n = 0;
+  ibv_context** list = rdma_get_devices(&n);
+  std::vector<device*> out;
+  for (int i = 0; list && i < n; ++i) {
+    device* d = attach(list[i], error);
+    if (!d) {
+      out.clear();
+      break;
+    }
+    out.push_back(d);
+  }
+  if (list)
+    rdma_free_devices(list);
+  return out;
 }
 
 bool memory_domain::reserve(std::size_t n, std::string& error) {

@@ -102,6 +102,8 @@ class connection_core {
     std::uint64_t registrations = 0, registration_hits = 0, per_write_registrations = 0;
     std::uint64_t releases_out = 0, releases_in = 0;
     std::size_t queue_depth = 0;
+    // What this node exposes to the peer (riomap, by the iomap manager).
+    std::uint64_t exposed_maps = 0, exposed_bytes = 0;
     // Our arena: its size and what the peer's placed buffers hold of it;
     // the peer's: what is left for our buffers (the placement credits).
     std::uint64_t arena_size = 0, arena_in_use = 0, peer_arena_free = 0;

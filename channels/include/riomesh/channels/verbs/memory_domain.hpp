@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 struct ibv_context;
 struct ibv_pd;
@@ -95,6 +96,10 @@ class memory_domain {
   // The device behind `ctx`, its protection domain allocated on first use;
   // null with `error` set.
   device* attach(ibv_context* ctx, std::string& error);
+  // Attaches every RDMA device the process has (librdmacm's contexts, the
+  // ones connections come with), so that what a device cannot do is known
+  // when the node starts; empty with `error` set if one cannot be.
+  std::vector<device*> attach_all(std::string& error);
   // Gives back the send registrations no connection used for `idle`, on
   // every device; how many.
   std::size_t trim(std::chrono::nanoseconds idle);
