@@ -6,8 +6,9 @@
 # Both processes on the one soft-RoCE device of the VM: run it through
 #   tools/vm-run.sh -- bench/rdma_bench.sh BUILD_DIR [--quick]
 # Prints a bandwidth table (Gb/s, with ratios to ib_write_bw and rstream;
-# every stream program spinning on non-blocking calls, rsockets' default)
-# and a latency table (usec, half the round trip, spinning and blocking).
+# every stream program spinning on non-blocking calls, rsockets' default),
+# a latency table (usec, half the round trip, spinning and blocking), and
+# what busy-polling one completion queue per connection costs (cq_poll_bench).
 set -u
 build=${1:?usage: rdma_bench.sh BUILD_DIR [--quick]}
 quick=0; [[ ${2:-} == --quick ]] && quick=1
@@ -112,3 +113,8 @@ for s in 64 4096; do
   printf "%-8s %12s %9s %11s %9s %11s %11s %9s\n" "$s" "$(show "$ib")" "$(show "$rs")" "$(show "$o")" \
     "$(ratio "$o" "$rs")" "$(show "$rsb")" "$(show "$ob")" "$(ratio "$ob" "$rsb")"
 done
+echo
+echo "busy-polling a progress thread's completion queues: one per connection"
+echo "(today) against one shared queue, every queue empty (bench/cq_poll_bench)"
+"$build/bench/cq_poll_bench" --device "$dev" --spins $((quick ? 1000 : 20000)) ||
+  echo "rdma_bench: failed: cq_poll_bench" >&2

@@ -6,7 +6,7 @@
 // Prints tables, writes a CSV and, with gnuplot, a PNG chart.
 //
 //   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
-//               [--policy sharing|stealing] [--threads N] [--polling-us N]
+//               [--policy sharing|stealing] [--threads N] [--polling-us N] [--dmabuf]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
 //
@@ -14,7 +14,9 @@
 // suite runs (CI does), its figures mean nothing. --policy and --threads
 // set the CAF scheduler of both actor contenders (default: riomesh's
 // defaults, for both), --polling-us riomesh's channel.polling_time, to
-// compare settings.
+// compare settings. --dmabuf adds riomesh with its receive arenas in
+// device memory (memory.provider: dmabuf; a DRM device, vgem in the VM):
+// what staging costs where the RDMA device cannot register it.
 #include "measure.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -31,8 +33,8 @@ namespace {
 using namespace bench;
 
 int serve(const std::string& kind, int index) {
-  if (kind == "riomesh")
-    return riomesh_serve(index);
+  if (kind == "riomesh" || kind == "riomesh-dmabuf")
+    return riomesh_serve(index, kind == "riomesh-dmabuf");
   if (kind == "caf")
     return caf_serve(index);
   if (kind == "raw")
@@ -48,8 +50,8 @@ int drive(char** argv) {
   for (std::string p; std::getline(list, p, ',');)
     to.push_back(static_cast<std::uint16_t>(std::stoul(p)));
   job j{argv[2], std::stoul(argv[3]), std::stoull(argv[4]), std::stoull(argv[5])};
-  if (kind == "riomesh")
-    return riomesh_drive(to, j);
+  if (kind == "riomesh" || kind == "riomesh-dmabuf")
+    return riomesh_drive(to, j, kind == "riomesh-dmabuf");
   if (kind == "caf")
     return caf_drive(to, j);
   if (kind == "raw")
@@ -87,10 +89,12 @@ int main(int argc, char** argv) {
       ::setenv("ACTOR_BENCH_THREADS", argv[++i], 1);
     else if (a == "--polling-us" && i + 1 < argc)
       ::setenv("ACTOR_BENCH_POLLING_US", argv[++i], 1);  // riomesh's channel.polling_time
+    else if (a == "--dmabuf")
+      s.dmabuf = true;
     else {
-      std::cerr
-          << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
-             "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N]\n";
+      std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
+                   "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N] "
+                   "[--dmabuf]\n";
       return 2;
     }
   }

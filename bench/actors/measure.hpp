@@ -99,8 +99,10 @@ inline std::size_t scheduler_threads() {
 // of several) until stdin closes, or drives one job against the servers at
 // `ports`, every message to each.
 using ports = std::vector<std::uint16_t>;
-int riomesh_serve(int index);
-int riomesh_drive(const ports& to, const job& j);
+// riomesh with `dmabuf`: both nodes' receive arenas in device memory
+// (memory.provider: dmabuf), the same otherwise.
+int riomesh_serve(int index, bool dmabuf);
+int riomesh_drive(const ports& to, const job& j, bool dmabuf);
 int caf_serve(int index);
 int caf_drive(const ports& to, const job& j);
 int raw_serve(int index);

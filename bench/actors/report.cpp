@@ -134,6 +134,32 @@ void rdma(const case_rows& cases, std::ostream& out) {
   }
 }
 
+// riomesh with its receive arenas in device memory against itself in host
+// memory: on a device that cannot register dma-buf, the staging copies.
+void device_memory(const case_rows& cases, std::ostream& out) {
+  bool any = false;
+  for (const auto& [c, by] : cases)
+    any = any || find(by, "riomesh-dmabuf");
+  if (!any)
+    return;
+  out << "\nReceive arenas in device memory (dma-buf) against host memory, riomesh both;\n"
+         "copied/byte counts the staging copies, in and out\n"
+      << line("%-16s %11s %11s %8s %8s %10s %12s\n", "case", "host", "dma-buf", "ratio", "cpu host",
+              "cpu dmabuf", "copied/byte");
+  for (const auto& [c, by] : cases) {
+    const row *host = find(by, "riomesh"), *dev = find(by, "riomesh-dmabuf");
+    if (c.group != "pair" || !host || !dev)
+      continue;
+    bool rtt = round_trips(c.j);
+    double h = rtt ? host->o.p50_us : figure(host), d = rtt ? dev->o.p50_us : figure(dev);
+    double delivered = double(dev->o.delivered) * double(c.j.size);
+    out << line("%-16s %11.1f %11.1f %7.2fx %8.2f %10.2f %12.3f   %s\n", c.name.c_str(), h, d,
+                ratio(d, h), cpu_us(host), cpu_us(dev),
+                dev->o.known_copies && delivered > 0 ? double(dev->o.copied) / delivered : -1.0,
+                rtt ? "us round trip p50" : unit(c));
+  }
+}
+
 }  // namespace
 
 case_rows by_case(const std::vector<row>& rows) {
@@ -151,6 +177,7 @@ void print_tables(const std::vector<row>& rows, std::ostream& out) {
   pairs(cases, out);
   scale(cases, out);
   rdma(cases, out);
+  device_memory(cases, out);
   for (const auto& r : rows)
     if (!r.ok)
       out << "FAILED: " << r.c.name << " with " << r.contender << "\n";

@@ -49,7 +49,7 @@ void add_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<bulk>("bench::bulk");
 }
 
-riomesh::config::settings node(const std::string& name, const ports& peers) {
+riomesh::config::settings node(const std::string& name, const ports& peers, bool dmabuf) {
   riomesh::config::settings s;
   s.node.name = name;
   s.node.listen = {"127.0.0.1", 0};
@@ -66,6 +66,8 @@ riomesh::config::settings node(const std::string& name, const ports& peers) {
   s.runtime.policy = stealing_policy() ? riomesh::config::scheduler_policy::stealing
                                        : riomesh::config::scheduler_policy::sharing;
   s.runtime.threads = static_cast<std::uint32_t>(scheduler_threads());
+  if (dmabuf)
+    s.memory.provider = riomesh::config::memory_provider::dmabuf;
   if (const char* us = std::getenv("ACTOR_BENCH_POLLING_US"))  // --polling-us
     s.channel.polling_time = std::chrono::microseconds(std::stoul(us));
   return s;
@@ -83,7 +85,8 @@ caf::behavior sink(caf::stateful_actor<sink_counts>* self) {
 
 std::uint64_t copied(const riomesh::stat_report& r) {
   return r.value("node.payload_copied_in") + r.value("node.payload_copied_out") +
-         r.peer_sum("streamed_bytes_in");
+         r.peer_sum("streamed_bytes_in") + r.peer_sum("staged_bytes_in") +
+         r.peer_sum("staged_bytes_out");
 }
 
 riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
@@ -96,8 +99,8 @@ riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
 
 }  // namespace
 
-int riomesh_serve(int index) {
-  riomesh::runtime rt{node(server_name(static_cast<std::size_t>(index)), {}), add_types};
+int riomesh_serve(int index, bool dmabuf) {
+  riomesh::runtime rt{node(server_name(static_cast<std::size_t>(index)), {}, dmabuf), add_types};
   rt.publish(rt.system().spawn(sink), "sink");
   announce_ready(rt.port());
   serve_until_stdin_closes();
@@ -105,8 +108,8 @@ int riomesh_serve(int index) {
   return 0;
 }
 
-int riomesh_drive(const ports& to, const job& j) {
-  riomesh::runtime rt{node("bench-client-" + std::to_string(::getpid()), to), add_types};
+int riomesh_drive(const ports& to, const job& j, bool dmabuf) {
+  riomesh::runtime rt{node("bench-client-" + std::to_string(::getpid()), to, dmabuf), add_types};
   std::vector<caf::actor> sinks, admins;
   for (std::size_t i = 0; i < to.size(); ++i) {
     auto sink = rt.remote_actor(server_name(i), "sink", std::chrono::seconds(10));

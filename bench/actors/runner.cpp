@@ -184,6 +184,8 @@ std::vector<row> run_all(const settings& s) {
   bool vm = std::getenv("RIOMESH_RDMA_ADDR") != nullptr;
   std::vector<std::pair<case_spec, std::vector<std::string>>> plan;
   std::vector<std::string> contenders{"riomesh", "caf", "raw"};
+  if (s.dmabuf)
+    contenders.insert(contenders.begin() + 1, "riomesh-dmabuf");
   auto tools = vm ? rdma_tools() : std::vector<std::string>{};
   for (const auto& c : pair_cases(s.quick, vm)) {
     auto who = contenders;

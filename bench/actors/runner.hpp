@@ -13,7 +13,8 @@ struct settings {
   bool quick = false;
   bool scale = true;  // the 1..64 connection and fan-out cases (tcp only)
   int reps = 3;
-  std::string only;  // run only the cases whose name contains this
+  std::string only;     // run only the cases whose name contains this
+  bool dmabuf = false;  // riomesh again, with receive arenas in device memory
   std::string csv, png, self;
 };
 
