@@ -13,6 +13,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <random>
 #include <thread>
 
@@ -77,6 +79,7 @@ TEST_CASE(
   long mrs_before = 0, pds_before = 0;
   std::uint64_t registered_before = 0;
   std::uint64_t received_before = 0;
+  std::chrono::milliseconds slowest{0};
   for (int trial = 0; trial < 20; ++trial) {
     bool peer_sends = trial % 2 == 1;
     auto name = "node-t" + std::to_string(trial);
@@ -114,6 +117,7 @@ TEST_CASE(
     auto took = clock_type::now() - t0;
     CHECK_MESSAGE(is(why, errc::node_lost), a->system().render(why));
     CHECK(took < settings.channel.peer_timeout + 1s);
+    slowest = std::max(slowest, std::chrono::duration_cast<std::chrono::milliseconds>(took));
     if (pouring)
       caf::anon_send_exit(pouring, caf::exit_reason::kill);
     self->request(sink, 10s, count_atom::value)
@@ -134,7 +138,8 @@ TEST_CASE(
        (open_descriptors() != fds_before || memory_registrations() != mrs_before) &&
        clock_type::now() < deadline;)
     std::this_thread::sleep_for(50ms);
-  MESSAGE("after the last: ", resources_text());
+  MESSAGE("after the last: ", resources_text(), "; the slowest loss was noticed after ",
+          slowest.count(), " ms");
   CHECK(open_descriptors() == fds_before);
   CHECK(memory_registrations() == mrs_before);
   CHECK(rdma_resources("pd") == pds_before);

@@ -49,9 +49,9 @@ TEST_CASE_FIXTURE(two_nodes,
   caf::anon_send_exit(calc, caf::exit_reason::user_shutdown);
   // In CAF 0.17 a request's timeout keeps its requester alive until it
   // fires, answered or not: the forwarder that asked calc would hold the
-  // node's shutdown for its 10 s. Stopped, it goes at once.
-  caf::anon_send_exit(fa, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(fb, caf::exit_reason::user_shutdown);
+  // node's shutdown for its 10 s. Killed (it traps exits), it goes at once.
+  caf::anon_send_exit(fa, caf::exit_reason::kill);
+  caf::anon_send_exit(fb, caf::exit_reason::kill);
 }
 
 TEST_CASE_FIXTURE(two_nodes,
