@@ -60,6 +60,8 @@ buffer buffer::adopt(unsigned char* data, std::size_t size, origin where,
 buffer buffer::slice(std::size_t offset, std::size_t length) const {
   if (length == 0 || !s_)
     return {};
+  if (gathered())
+    return slice_pieces(offset, length);
   auto whole = s_;
   return adopt(
       s_->data + offset, length, s_->where, [whole] {}, s_->block);
@@ -77,6 +79,8 @@ const char* to_string(buffer::origin o) {
       return "pool";
     case buffer::origin::arena:
       return "arena";
+    case buffer::origin::gathered:
+      return "gathered";
   }
   return "unknown";
 }

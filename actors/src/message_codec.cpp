@@ -58,10 +58,17 @@ caf::error save_buffer(caf::serializer& f, const buffer& x) {
   std::size_t n = x.size();
   if (ctx)
     ctx->copied += n;
-  return caf::error::eval(
-      [&] { return f(tag); }, [&] { return f.begin_sequence(n); },
-      [&] { return n > 0 ? f.apply_raw(n, const_cast<unsigned char*>(x.data())) : caf::error{}; },
-      [&] { return f.end_sequence(); });
+  // A gathered buffer goes inline piece after piece: one sequence of bytes.
+  auto bytes = [&]() -> caf::error {
+    if (!x.gathered())
+      return n > 0 ? f.apply_raw(n, const_cast<unsigned char*>(x.data())) : caf::error{};
+    for (const auto& p : x.pieces())
+      if (auto err = f.apply_raw(p.size(), const_cast<unsigned char*>(p.data())))
+        return err;
+    return {};
+  };
+  return caf::error::eval([&] { return f(tag); }, [&] { return f.begin_sequence(n); }, bytes,
+                          [&] { return f.end_sequence(); });
 }
 
 caf::error load_buffer(caf::deserializer& f, buffer& x) {

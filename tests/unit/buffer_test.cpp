@@ -127,3 +127,61 @@ TEST_CASE("buffer pool: allocations and drops from several threads keep the book
   CHECK(pool.stats().bytes_in_use == 0);
   CHECK(pool.stats().slabs == 1);
 }
+
+namespace {
+
+// Bytes 0, 1, 2, ... of `n`, from `first` on.
+buffer counting(std::size_t n, unsigned char first) {
+  auto b = buffer::heap(n);
+  for (std::size_t i = 0; i < n; ++i)
+    b[i] = static_cast<unsigned char>(first + i);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("scatter-gather: a gathered buffer is its pieces in order, copied only by flatten") {
+  auto a = counting(5, 0), b = counting(3, 5), c = counting(7, 8);
+  auto g = buffer::gather({a, buffer{}, b, c});
+  CHECK(g.gathered());
+  CHECK(g.where() == buffer::origin::gathered);
+  CHECK(g.size() == 15);
+  CHECK(g.data() == nullptr);               // not contiguous here
+  REQUIRE(g.pieces().size() == 3);          // the empty piece left out
+  CHECK(g.pieces()[0].data() == a.data());  // the pieces themselves, not copies
+  CHECK(g.pieces()[2].data() == c.data());
+  auto flat = g.flatten();
+  CHECK(flat.where() == buffer::origin::copy);
+  for (std::size_t i = 0; i < flat.size(); ++i)
+    CHECK(flat[i] == i);
+  // A gathered piece gives its pieces; one piece is that piece; none, empty.
+  auto nested = buffer::gather({g, counting(1, 15)});
+  CHECK(nested.pieces().size() == 4);
+  CHECK(nested.size() == 16);
+  CHECK(buffer::gather({b}).data() == b.data());
+  CHECK_FALSE(buffer::gather({b}).gathered());
+  CHECK(buffer::gather({}).empty());
+  CHECK(buffer::gather({buffer{}, buffer{}}).where() == buffer::origin::none);
+  CHECK(a.pieces().empty());
+  CHECK(a.flatten().data() == a.data());
+}
+
+TEST_CASE("scatter-gather: a slice of a gathered buffer spans the pieces it covers") {
+  auto g = buffer::gather({counting(5, 0), counting(3, 5), counting(7, 8)});
+  for (std::size_t from = 0; from < 15; ++from)
+    for (std::size_t n = 1; from + n <= 15; ++n) {
+      CAPTURE(from);
+      CAPTURE(n);
+      auto s = g.slice(from, n).flatten();
+      REQUIRE(s.size() == n);
+      bool same = true;
+      for (std::size_t i = 0; i < n; ++i)
+        same = same && s[i] == from + i;
+      CHECK(same);
+    }
+  auto middle = g.slice(4, 5);  // the last byte of the first piece to the third's first two
+  REQUIRE(middle.pieces().size() == 3);
+  CHECK(middle.pieces()[1].size() == 3);
+  CHECK_FALSE(g.slice(5, 3).gathered());  // exactly the second piece
+  CHECK(g.slice(3, 0).empty());
+}

@@ -83,6 +83,29 @@ TEST_CASE_FIXTURE(system_fixture, "codec: large buffers are placed, small ones i
   CHECK(got.large.data() == landed.data());  // the view itself: no copy
 }
 
+TEST_CASE_FIXTURE(system_fixture,
+                  "scatter-gather: a gathered buffer is placed whole, or goes inline as one run "
+                  "of bytes that arrives contiguous") {
+  auto large = buffer::gather({filled(3000, 1), filled(1, 9), filled(2000, 4)});
+  auto small = buffer::gather({filled(10, 1), filled(20, 2)});
+  chunk c{"g", small, large, 3};
+  encoded_message enc;
+  std::string error;
+  REQUIRE(encode_message(*sys, caf::make_message(c), 4096, enc, error));
+  REQUIRE(enc.placed.size() == 1);
+  CHECK(enc.placed[0].gathered());  // its pieces go as they are
+  CHECK(enc.placed[0].size() == 5001);
+  buffer landed = enc.placed[0].flatten();
+  caf::message out;
+  REQUIRE(decode_message(
+      *sys, enc.body.data(), enc.body.size(), 1,
+      [&](std::size_t i) { return i == 0 ? landed : buffer{}; }, out, error));
+  const auto& got = out.get_as<chunk>(0);
+  CHECK_FALSE(got.small.gathered());
+  CHECK(same_bytes(got.small, small.flatten()));
+  CHECK(got.large.data() == landed.data());
+}
+
 TEST_CASE_FIXTURE(system_fixture, "codec: the threshold is inclusive, empty buffers inline") {
   chunk c{"t", buffer{}, filled(4096, 3), 1};
   encoded_message enc;

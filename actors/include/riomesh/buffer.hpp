@@ -3,7 +3,8 @@
 // copyable; copying a buffer copies the handle, never the bytes). The bytes
 // come from the registered pool (runtime::allocate: sent without a copy),
 // from the user (wrap), from a copy, or from the arena they were placed in
-// on arrival. Copies share the bytes: fill a buffer before sending it.
+// on arrival; or the buffer gathers pieces of others (gather). Copies
+// share the bytes: fill a buffer before sending it.
 //
 // Whatever owns the bytes gets them back when the last handle drops, on
 // whichever thread drops it.
@@ -15,17 +16,19 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace riomesh {
 
 class buffer {
  public:
   enum class origin : std::uint8_t {
-    none,   // the empty buffer
-    copy,   // a private copy on the heap
-    user,   // the user's memory, given back through its release function
-    pool,   // the node's registered pool: sent by RDMA without a copy
-    arena,  // placed by a peer into this node's arena on arrival
+    none,      // the empty buffer
+    copy,      // a private copy on the heap
+    user,      // the user's memory, given back through its release function
+    pool,      // the node's registered pool: sent by RDMA without a copy
+    arena,     // placed by a peer into this node's arena on arrival
+    gathered,  // pieces of other buffers, in order (gather)
   };
 
   // The block a buffer's bytes live in, when the runtime can register that
@@ -57,8 +60,26 @@ class buffer {
                       std::function<void()> release, home block);
 
   // Bytes [offset, offset + length) of this buffer, sharing it: the
-  // whole stays alive while the slice does. Same origin.
+  // whole stays alive while the slice does. Same origin; a slice of a
+  // gathered buffer gathers the slices of the pieces it spans.
   buffer slice(std::size_t offset, std::size_t length) const;
+
+  // Scatter-gather: one buffer made of `pieces` (any sizes, any alignment,
+  // any origins; a gathered piece gives its own pieces), without copying
+  // them. Sent in a message it is one element that arrives as one
+  // contiguous buffer: each piece is written straight from where it lies
+  // to its place in the receiver's arena (an RDMA write, or a gathered
+  // socket write, per piece), registered piece by piece. Its bytes are not
+  // contiguous here: data() is null; read them through pieces(), or
+  // flatten() for a contiguous copy. Empty pieces are left out; one piece
+  // is that piece itself.
+  static buffer gather(std::vector<buffer> pieces);
+  bool gathered() const noexcept { return where() == origin::gathered; }
+  // The pieces of a gathered buffer; empty for any other.
+  const std::vector<buffer>& pieces() const noexcept;
+  // The bytes in one contiguous buffer: this one if it is already, else a
+  // copy (origin copy).
+  buffer flatten() const;
 
   unsigned char* data() noexcept { return s_ ? s_->data : nullptr; }
   const unsigned char* data() const noexcept { return s_ ? s_->data : nullptr; }
@@ -93,8 +114,10 @@ class buffer {
     std::function<void()> release;
     std::unique_ptr<unsigned char[]> owned;  // copy_of's bytes
     home block;
+    std::vector<buffer> pieces;  // gathered: in order, none empty or gathered
     ~storage();
   };
+  buffer slice_pieces(std::size_t offset, std::size_t length) const;
   std::shared_ptr<storage> s_;
 };
 

@@ -152,10 +152,18 @@ void connection_core::stage_device_memory(outbound_message& m) {
     stats_.staged_bytes_out += b.size();
     b = std::move(copy);
   };
+  auto staged_pieces = [&](buffer& b) {
+    if (!b.gathered())
+      return staged(b);
+    auto pieces = b.pieces();
+    for (auto& p : pieces)
+      staged(p);
+    b = buffer::gather(std::move(pieces));
+  };
   for (auto& b : m.placed)
-    staged(b);
+    staged_pieces(b);
   for (auto& w : m.writes)
-    staged(w.data);
+    staged_pieces(w.data);
 }
 
 // Moves the head of the queue on: arena space for its buffers (or a
@@ -163,6 +171,14 @@ void connection_core::stage_device_memory(outbound_message& m) {
 // its envelope. True once the envelope is encoded.
 channels::io_result connection_core::write_from(const buffer& b, std::size_t done,
                                                 std::uint64_t offset) {
+  if (b.gathered()) {  // from the piece `done` is in, to that piece's end
+    for (const auto& p : b.pieces()) {
+      if (done < p.size())
+        return write_from(p, done, offset);
+      done -= p.size();
+    }
+    return {0, channels::status::ok};
+  }
   auto token = next_token_++;
   auto lease = regs_->pin(b);
   auto r = ch_.iowrite(b.data() + done, b.size() - done, offset, token);
@@ -189,6 +205,8 @@ connection_core::write_state connection_core::write_direct(outbound_message& m) 
       write_done_ = 0;
       continue;
     }
+    if (r.bytes > 0 && r.st == channels::status::ok)
+      continue;  // a piece of a gathered buffer went: its next one
     if (r.st == channels::status::no_mapping) {
       drop_head("no mapping at the peer for " + std::to_string(w.data.size()) +
                 " bytes at offset " + std::to_string(w.offset + write_done_));
@@ -260,6 +278,8 @@ bool connection_core::send_next() {
       place_done_ = 0;
       continue;
     }
+    if (r.bytes > 0 && r.st == channels::status::ok)
+      continue;  // a piece of a gathered buffer went: its next one
     if (r.st != channels::status::would_block && r.st != channels::status::ok)
       fail(std::string{"iowrite into the peer's arena: "} + engine::to_string(r.st));
     return false;  // resumed at the next pump

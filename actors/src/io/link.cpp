@@ -362,6 +362,11 @@ bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
     error = where_ + ": an empty buffer cannot be mapped";
     return false;
   }
+  if (b.gathered()) {
+    error = where_ + ": a gathered buffer (" + std::to_string(b.pieces().size()) +
+            " pieces) cannot be mapped as one; map its pieces";
+    return false;
+  }
   auto r = ch_->map(b.data(), b.size());
   if (r.st != channels::status::ok) {
     error = where_ + ": cannot map " + std::to_string(b.size()) +
