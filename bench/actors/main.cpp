@@ -7,6 +7,7 @@
 //
 //   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
 //               [--policy sharing|stealing] [--threads N] [--polling-us N] [--dmabuf]
+//               [--gather N]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
 //
@@ -16,7 +17,9 @@
 // defaults, for both), --polling-us riomesh's channel.polling_time, to
 // compare settings. --dmabuf adds riomesh with its receive arenas in
 // device memory (memory.provider: dmabuf; a DRM device, vgem in the VM):
-// what staging costs where the RDMA device cannot register it.
+// what staging costs where the RDMA device cannot register it. --gather N
+// adds riomesh sending each payload as a buffer gathered from N pieces
+// (scatter-gather), against the same payload in one piece.
 #include "measure.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -33,8 +36,8 @@ namespace {
 using namespace bench;
 
 int serve(const std::string& kind, int index) {
-  if (kind == "riomesh" || kind == "riomesh-dmabuf")
-    return riomesh_serve(index, kind == "riomesh-dmabuf");
+  if (is_riomesh(kind))
+    return riomesh_serve(kind, index);
   if (kind == "caf")
     return caf_serve(index);
   if (kind == "raw")
@@ -50,8 +53,8 @@ int drive(char** argv) {
   for (std::string p; std::getline(list, p, ',');)
     to.push_back(static_cast<std::uint16_t>(std::stoul(p)));
   job j{argv[2], std::stoul(argv[3]), std::stoull(argv[4]), std::stoull(argv[5])};
-  if (kind == "riomesh" || kind == "riomesh-dmabuf")
-    return riomesh_drive(to, j, kind == "riomesh-dmabuf");
+  if (is_riomesh(kind))
+    return riomesh_drive(kind, to, j);
   if (kind == "caf")
     return caf_drive(to, j);
   if (kind == "raw")
@@ -91,10 +94,13 @@ int main(int argc, char** argv) {
       ::setenv("ACTOR_BENCH_POLLING_US", argv[++i], 1);  // riomesh's channel.polling_time
     else if (a == "--dmabuf")
       s.dmabuf = true;
-    else {
+    else if (a == "--gather" && i + 1 < argc) {
+      s.gather = true;
+      ::setenv("ACTOR_BENCH_GATHER", argv[++i], 1);  // pieces per payload
+    } else {
       std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
                    "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N] "
-                   "[--dmabuf]\n";
+                   "[--dmabuf] [--gather N]\n";
       return 2;
     }
   }

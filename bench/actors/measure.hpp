@@ -99,10 +99,13 @@ inline std::size_t scheduler_threads() {
 // of several) until stdin closes, or drives one job against the servers at
 // `ports`, every message to each.
 using ports = std::vector<std::uint16_t>;
-// riomesh with `dmabuf`: both nodes' receive arenas in device memory
-// (memory.provider: dmabuf), the same otherwise.
-int riomesh_serve(int index, bool dmabuf);
-int riomesh_drive(const ports& to, const job& j, bool dmabuf);
+// riomesh, or a variant of it: "riomesh-dmabuf" (both nodes' receive
+// arenas in device memory, memory.provider: dmabuf), "riomesh-gather" (the
+// payload a buffer gathered from ACTOR_BENCH_GATHER pieces of the pool
+// buffer, --gather N).
+bool is_riomesh(const std::string& kind);
+int riomesh_serve(const std::string& kind, int index);
+int riomesh_drive(const std::string& kind, const ports& to, const job& j);
 int caf_serve(int index);
 int caf_drive(const ports& to, const job& j);
 int raw_serve(int index);

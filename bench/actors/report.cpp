@@ -134,28 +134,29 @@ void rdma(const case_rows& cases, std::ostream& out) {
   }
 }
 
-// riomesh with its receive arenas in device memory against itself in host
-// memory: on a device that cannot register dma-buf, the staging copies.
-void device_memory(const case_rows& cases, std::ostream& out) {
+// riomesh against a variant of itself (`kind`): the rate (or round trip),
+// each one's CPU per message, and the variant's copies per byte.
+void variant(const case_rows& cases, std::ostream& out, const char* kind, const char* title,
+             const char* named) {
   bool any = false;
   for (const auto& [c, by] : cases)
-    any = any || find(by, "riomesh-dmabuf");
+    any = any || find(by, kind);
   if (!any)
     return;
-  out << "\nReceive arenas in device memory (dma-buf) against host memory, riomesh both;\n"
-         "copied/byte counts the staging copies, in and out\n"
-      << line("%-16s %11s %11s %8s %8s %10s %12s\n", "case", "host", "dma-buf", "ratio", "cpu host",
-              "cpu dmabuf", "copied/byte");
+  out << "\n"
+      << title << "\n"
+      << line("%-16s %11s %11s %8s %8s %10s %12s\n", "case", "riomesh", named, "ratio", "cpu rio",
+              "cpu variant", "copied/byte");
   for (const auto& [c, by] : cases) {
-    const row *host = find(by, "riomesh"), *dev = find(by, "riomesh-dmabuf");
-    if (c.group != "pair" || !host || !dev)
+    const row *base = find(by, "riomesh"), *other = find(by, kind);
+    if (c.group != "pair" || !base || !other)
       continue;
     bool rtt = round_trips(c.j);
-    double h = rtt ? host->o.p50_us : figure(host), d = rtt ? dev->o.p50_us : figure(dev);
-    double delivered = double(dev->o.delivered) * double(c.j.size);
+    double h = rtt ? base->o.p50_us : figure(base), d = rtt ? other->o.p50_us : figure(other);
+    double delivered = double(other->o.delivered) * double(c.j.size);
     out << line("%-16s %11.1f %11.1f %7.2fx %8.2f %10.2f %12.3f   %s\n", c.name.c_str(), h, d,
-                ratio(d, h), cpu_us(host), cpu_us(dev),
-                dev->o.known_copies && delivered > 0 ? double(dev->o.copied) / delivered : -1.0,
+                ratio(d, h), cpu_us(base), cpu_us(other),
+                other->o.known_copies && delivered > 0 ? double(other->o.copied) / delivered : -1.0,
                 rtt ? "us round trip p50" : unit(c));
   }
 }
@@ -177,7 +178,14 @@ void print_tables(const std::vector<row>& rows, std::ostream& out) {
   pairs(cases, out);
   scale(cases, out);
   rdma(cases, out);
-  device_memory(cases, out);
+  variant(cases, out, "riomesh-dmabuf",
+          "Receive arenas in device memory (dma-buf) against host memory, riomesh both;\n"
+          "copied/byte counts the staging copies, in and out",
+          "dma-buf");
+  variant(cases, out, "riomesh-gather",
+          "Scatter-gather: each payload a buffer gathered from pieces of the pool buffer\n"
+          "(--gather N) against the same payload in one piece",
+          "gathered");
   for (const auto& r : rows)
     if (!r.ok)
       out << "FAILED: " << r.c.name << " with " << r.contender << "\n";

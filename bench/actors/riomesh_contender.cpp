@@ -16,6 +16,9 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include <algorithm>
+#include <vector>
+
 namespace bench {
 namespace {
 
@@ -99,8 +102,25 @@ riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
 
 }  // namespace
 
-int riomesh_serve(int index, bool dmabuf) {
-  riomesh::runtime rt{node(server_name(static_cast<std::size_t>(index)), {}, dmabuf), add_types};
+bool is_riomesh(const std::string& kind) {
+  return kind == "riomesh" || kind == "riomesh-dmabuf" || kind == "riomesh-gather";
+}
+
+// `whole` as a buffer gathered from ACTOR_BENCH_GATHER (default 16) equal
+// slices of it, the last taking the rest.
+riomesh::buffer gathered(const riomesh::buffer& whole) {
+  const char* n = std::getenv("ACTOR_BENCH_GATHER");
+  std::size_t pieces = std::clamp<std::size_t>(n ? std::stoul(n) : 16, 1, whole.size());
+  std::size_t each = whole.size() / pieces;
+  std::vector<riomesh::buffer> parts;
+  for (std::size_t i = 0; i < pieces; ++i)
+    parts.push_back(whole.slice(i * each, i + 1 == pieces ? whole.size() - i * each : each));
+  return riomesh::buffer::gather(std::move(parts));
+}
+
+int riomesh_serve(const std::string& kind, int index) {
+  riomesh::runtime rt{
+      node(server_name(static_cast<std::size_t>(index)), {}, kind == "riomesh-dmabuf"), add_types};
   rt.publish(rt.system().spawn(sink), "sink");
   announce_ready(rt.port());
   serve_until_stdin_closes();
@@ -108,8 +128,9 @@ int riomesh_serve(int index, bool dmabuf) {
   return 0;
 }
 
-int riomesh_drive(const ports& to, const job& j, bool dmabuf) {
-  riomesh::runtime rt{node("bench-client-" + std::to_string(::getpid()), to, dmabuf), add_types};
+int riomesh_drive(const std::string& kind, const ports& to, const job& j) {
+  riomesh::runtime rt{
+      node("bench-client-" + std::to_string(::getpid()), to, kind == "riomesh-dmabuf"), add_types};
   std::vector<caf::actor> sinks, admins;
   for (std::size_t i = 0; i < to.size(); ++i) {
     auto sink = rt.remote_actor(server_name(i), "sink", std::chrono::seconds(10));
@@ -125,6 +146,8 @@ int riomesh_drive(const ports& to, const job& j, bool dmabuf) {
   auto data = rt.allocate(j.size);
   for (std::size_t i = 0; i < j.size; ++i)
     data.data()[i] = static_cast<unsigned char>(i * 31);
+  if (kind == "riomesh-gather")
+    data = gathered(data);
   auto ping = [](caf::actor sink) {
     return [sink](auto* self, std::uint64_t seq) {
       return self->request(sink, std::chrono::seconds(30), seq);

@@ -186,6 +186,8 @@ std::vector<row> run_all(const settings& s) {
   std::vector<std::string> contenders{"riomesh", "caf", "raw"};
   if (s.dmabuf)
     contenders.insert(contenders.begin() + 1, "riomesh-dmabuf");
+  if (s.gather)
+    contenders.insert(contenders.begin() + 1, "riomesh-gather");
   auto tools = vm ? rdma_tools() : std::vector<std::string>{};
   for (const auto& c : pair_cases(s.quick, vm)) {
     auto who = contenders;

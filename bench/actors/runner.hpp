@@ -15,6 +15,7 @@ struct settings {
   int reps = 3;
   std::string only;     // run only the cases whose name contains this
   bool dmabuf = false;  // riomesh again, with receive arenas in device memory
+  bool gather = false;  // riomesh again, each payload gathered from pieces
   std::string csv, png, self;
 };
 
