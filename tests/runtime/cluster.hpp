@@ -129,6 +129,11 @@ struct two_nodes {
   }
 };
 
+// rt.expose(peer, b), tried for up to a second: `rt`'s side of a connection
+// the peer dialed may not be up yet when the peer's side is.
+caf::expected<std::uint64_t> expose_once_connected(runtime& rt, const std::string& peer,
+                                                   const buffer& b);
+
 // The error of `x` rendered, or "" if it holds a value (doctest may
 // stringify a message even when the check passes).
 template <class T>

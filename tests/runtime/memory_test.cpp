@@ -179,13 +179,7 @@ TEST_CASE_FIXTURE(two_nodes,
                   "iomap manager: exposes and unexposes memory per peer, each map counted in the "
                   "peer's stats until taken down, and refuses a peer it has no link to by name") {
   auto one = b->allocate(1 << 20), two = b->allocate(3000);
-  caf::expected<std::uint64_t> first{std::uint64_t{0}};
-  for (int tries = 0; tries < 50; ++tries) {  // b's side of the connection may lag a's
-    first = b->expose("node-a", one);
-    if (first)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  auto first = expose_once_connected(*b, "node-a", one);
   REQUIRE_MESSAGE(first, error_text(*b, first));
   auto second = b->expose("node-a", two);
   REQUIRE_MESSAGE(second, error_text(*b, second));

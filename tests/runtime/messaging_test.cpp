@@ -343,13 +343,7 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: direct placement into memory the receiver
   b->publish(reader, "reader");
   auto r = a->remote_actor("node-b", "reader");
   REQUIRE(r);
-  caf::expected<std::uint64_t> offset{std::uint64_t{0}};
-  for (int tries = 0; tries < 50; ++tries) {  // b's side of the connection may lag a's
-    offset = b->expose("node-a", region);
-    if (offset)
-      break;
-    std::this_thread::sleep_for(20ms);
-  }
+  auto offset = expose_once_connected(*b, "node-a", region);
   REQUIRE_MESSAGE(offset, error_text(*b, offset));
   where->store(*offset);
 

@@ -39,14 +39,11 @@ void answer(self_ptr self, std::uint64_t key, T&& value) {
   self->state.waiting.erase(it);
 }
 
-// Runs `work(link, me, key)` on the I/O thread of `peer`'s link; it
-// answers the current request by sending (atom, key, result) to `me`.
+// Runs `work(link, me, key)` on `l`'s I/O thread; it answers the current
+// request by sending (atom, key, result) to `me`.
 template <class Result, class Work>
-caf::result<Result> on_link(self_ptr self, const std::string& peer, Work work) {
+caf::result<Result> on_link(self_ptr self, std::shared_ptr<link> l, Work work) {
   auto& st = self->state;
-  auto l = st.p.x->route_to(peer);
-  if (!l)
-    return make_error(errc::not_connected, "node '" + peer + "'");
   auto key = st.next_key++;
   st.waiting[key] = self->make_response_promise();
   st.p.loop->post([l = std::move(l), work = std::move(work), me = caf::actor_cast<caf::actor>(self),
@@ -68,8 +65,11 @@ caf::behavior iomap_manager(self_ptr self, iomap_manager_params p) {
         self->delayed_send(self, self->state.every, trim_atom::value);
       },
       [=](expose_atom, const std::string& peer, buffer& b) -> caf::result<std::uint64_t> {
+        auto l = self->state.p.x->route_to(peer);
+        if (!l)
+          return make_error(errc::not_connected, "node '" + peer + "'");
         return on_link<std::uint64_t>(
-            self, peer,
+            self, std::move(l),
             [b = std::move(b)](link& l, const caf::actor& me, std::uint64_t key) mutable {
               std::uint64_t offset = 0;
               std::string error;
@@ -82,9 +82,10 @@ caf::behavior iomap_manager(self_ptr self, iomap_manager_params p) {
       [=](expose_atom, std::uint64_t key, std::uint64_t offset) { answer(self, key, offset); },
       [=](expose_atom, std::uint64_t key, caf::error& e) { answer(self, key, std::move(e)); },
       [=](unexpose_atom, const std::string& peer, std::uint64_t offset) -> caf::result<bool> {
-        if (!self->state.p.x->route_to(peer))
+        auto l = self->state.p.x->route_to(peer);
+        if (!l)
           return false;
-        return on_link<bool>(self, peer,
+        return on_link<bool>(self, std::move(l),
                              [offset](link& l, const caf::actor& me, std::uint64_t key) {
                                caf::anon_send(me, unexpose_atom::value, key, l.unexpose(offset));
                              });
