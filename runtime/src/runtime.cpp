@@ -44,6 +44,8 @@ std::unique_ptr<caf::actor_system_config> make_config(const config::settings& s,
   cfg->add_message_type<buffer>("riomesh::buffer");
   cfg->add_message_type<stat_report>("riomesh::stat_report");
   cfg->add_message_type<published_list>("riomesh::published_list");
+  cfg->add_message_type<grant>("riomesh::grant");
+  cfg->add_message_type<grant_status>("riomesh::grant_status");
   if (configure)
     configure(*cfg);
   return cfg;
@@ -362,6 +364,56 @@ void runtime::write(const std::string& node, std::uint64_t offset, buffer data,
   // Straight to the link, as a message to a remote actor goes: a write
   // and a message sent after it from one thread arrive in that order.
   impl_->x->place(node, offset, std::move(data), caf::actor_cast<caf::strong_actor_ptr>(notify));
+}
+
+caf::expected<grant> runtime::make_grant(const std::string& node, buffer region,
+                                         grant_rights rights, bool once) {
+  caf::scoped_actor self{impl_->system};
+  caf::expected<grant> out{grant{}};
+  self->request(impl_->iomap_manager, std::chrono::seconds(10), actors::grant_atom::value, node,
+                std::move(region), static_cast<std::uint8_t>(rights), once)
+      .receive([&](grant& g) { out = std::move(g); }, [&](caf::error& e) { out = e; });
+  return out;
+}
+
+bool runtime::revoke(const grant& g) {
+  if (g.owner != impl_->settings.node.name)
+    return false;
+  caf::scoped_actor self{impl_->system};
+  bool done = false;
+  self->request(impl_->iomap_manager, std::chrono::seconds(10), actors::revoke_atom::value, g.id)
+      .receive([&](bool ok) { done = ok; }, [&](caf::error&) {});
+  return done;
+}
+
+std::uint64_t runtime::write(const grant& g, std::uint64_t offset, buffer data,
+                             const caf::actor& status_to, then_message then) {
+  auto op = impl_->x->next_grant_op();
+  // As any write: on this thread, ahead of what it sends next.
+  impl_->x->write_granted(g, op, offset, std::move(data),
+                          caf::actor_cast<caf::strong_actor_ptr>(status_to),
+                          caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
+  return op;
+}
+
+std::uint64_t runtime::read(const grant& g, std::uint64_t offset, buffer into,
+                            const caf::actor& status_to, then_message then) {
+  auto x = impl_->x;
+  auto op = x->next_grant_op();
+  auto status = caf::actor_cast<caf::strong_actor_ptr>(status_to);
+  auto l = x->route_to(g.owner);
+  if (!l) {
+    x->grant_failed(op, status, grant_status::dropped, "node '" + g.owner + "' is not connected");
+    return op;
+  }
+  // The destination is mapped on the link's own thread, the request sent
+  // behind the map.
+  impl_->loop.post([x, l, g, op, offset, into = std::move(into), status,
+                    then_to = caf::actor_cast<caf::strong_actor_ptr>(then.to),
+                    msg = std::move(then.msg)]() mutable {
+    x->read_granted(*l, g, op, offset, std::move(into), status, then_to, msg);
+  });
+  return op;
 }
 
 node_stats runtime::stats() {

@@ -146,14 +146,4 @@ std::unique_ptr<runtime> start_node(const config::settings& s) {
   return std::make_unique<runtime>(s, add_test_types);
 }
 
-caf::expected<std::uint64_t> expose_once_connected(runtime& rt, const std::string& peer,
-                                                   const buffer& b) {
-  auto offset = rt.expose(peer, b);
-  for (int tries = 1; !offset && tries < 50; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    offset = rt.expose(peer, b);
-  }
-  return offset;
-}
-
 }  // namespace riomesh::test

@@ -20,6 +20,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace riomesh::test {
@@ -129,10 +130,21 @@ struct two_nodes {
   }
 };
 
-// rt.expose(peer, b), tried for up to a second: `rt`'s side of a connection
-// the peer dialed may not be up yet when the peer's side is.
-caf::expected<std::uint64_t> expose_once_connected(runtime& rt, const std::string& peer,
-                                                   const buffer& b);
+// `f()` (an expected), tried for up to a second: `rt`'s side of a
+// connection the peer dialed may not be up yet when the peer's side is.
+template <class F>
+auto once_connected(F f) {
+  auto out = f();
+  for (int tries = 1; !out && tries < 50; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    out = f();
+  }
+  return out;
+}
+inline caf::expected<std::uint64_t> expose_once_connected(runtime& rt, const std::string& peer,
+                                                          const buffer& b) {
+  return once_connected([&] { return rt.expose(peer, b); });
+}
 
 // The error of `x` rendered, or "" if it holds a value (doctest may
 // stringify a message even when the check passes).

@@ -34,6 +34,10 @@ const char* to_string(envelope_kind k) {
       return "unlink";
     case envelope_kind::node_query:
       return "node query";
+    case envelope_kind::grant_use:
+      return "grant use";
+    case envelope_kind::grant_status:
+      return "grant status";
     case envelope_kind::node_info:
       return "node info";
   }

@@ -14,6 +14,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_control_block.hpp>
+#include <caf/message.hpp>
 #include <caf/message_id.hpp>
 #include <caf/proxy_registry.hpp>
 #include <caf/weak_intrusive_ptr.hpp>
@@ -22,6 +23,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -55,6 +57,19 @@ struct parked_link {
   std::uint64_t query = 0;  // the node query asked, answered by node_info
   std::vector<node_table::key> asked;
 };
+
+// A use of a peer's grant this node made, until the owner answers.
+struct grant_wait {
+  std::string owner;
+  std::uint64_t link = 0;  // the connection it went on
+  caf::strong_actor_ptr status_to, then_to;
+  caf::message then;
+  std::optional<std::uint64_t> into_map;  // a read's destination, mapped for the owner
+};
+
+// Uses of grants in flight on one link, at most: the owner answers each
+// through its queue to us, which must not fill with them.
+constexpr std::size_t max_grant_uses = 256;
 
 // The sender of a request this node passes on for an actor of a third
 // node: the peer answers it as it would any requester, and the answer
@@ -117,6 +132,15 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::deque<outbound_message> take_waiting(const std::string& peer);
   void route_ready(const std::string& peer, const std::shared_ptr<link>& l);
   void route_failed(const std::string& peer, const caf::error& why);
+  // exchange_grants.cpp
+  void use_granted(link& l, const envelope& in);
+  void grant_answered(link& l, const envelope& in);
+  void grants_closed(link& l, const std::string& reason);
+  // Registers a use about to go; false if `max_grant_uses` wait on its link.
+  bool add_wait(std::uint64_t op, grant_wait w);
+  std::optional<grant_wait> take_wait(std::uint64_t op, std::uint64_t link);
+  void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail);
+  void answer_use(link& l, std::uint64_t op, grant_status st, const std::string& detail);
   // exchange_inbound.cpp
   void deliver(link& l, inbound_message& m);
   void complete(link& l, inbound_message& m);
@@ -157,6 +181,13 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::map<std::uint64_t, parked_link> parked;
   std::set<node_table::key> unresolvable_nodes;
   std::uint64_t next_query = 1;
+
+  // Grants: those this node gave, and its uses of others' (exchange_grants.cpp).
+  std::mutex grants_lock;
+  grant_table given;
+  std::map<std::uint64_t, grant_wait> grant_waits;
+  std::map<std::uint64_t, std::size_t> grant_uses_on;  // per link, of grant_waits
+  std::atomic<std::uint64_t> next_grant_op{1};
 
   mutable std::mutex tables_lock;
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;

@@ -242,6 +242,10 @@ void exchange::inbound(link& l, inbound_message& m) {
       return x.answer_node_query(l, m.env);
     case envelope_kind::node_info:
       return x.node_info(l, m.env);
+    case envelope_kind::grant_use:
+      return x.use_granted(l, m.env);
+    case envelope_kind::grant_status:
+      return x.grant_answered(l, m.env);
     case envelope_kind::release:
     case envelope_kind::piece:
     case envelope_kind::farewell:
@@ -281,6 +285,7 @@ void exchange::closed(link& l, const std::string& reason, bool stopped) {
       impl_->routes.erase(it);
   }
   impl_->parked.erase(l.id());  // what waited on it goes with it
+  impl_->grants_closed(l, reason);
   impl_->tell(impl_->node, closed_atom::value, l.id(), reason, stopped);
 }
 

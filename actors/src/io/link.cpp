@@ -367,7 +367,9 @@ bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
             " pieces) cannot be mapped as one; map its pieces";
     return false;
   }
-  auto r = ch_->map(b.data(), b.size());
+  auto r = ch_->map(b.data(), b.size(), next_map_);
+  if (r.st == channels::status::ok)
+    next_map_ += (b.size() + 4095) & ~std::uint64_t{4095};
   if (r.st != channels::status::ok) {
     error = where_ + ": cannot map " + std::to_string(b.size()) +
             " bytes: " + engine::to_string(r.st) + " (channel.iomap_size?)";

@@ -6,6 +6,7 @@
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/channels/verbs/memory_domain.hpp>
 #include <riomesh/errc.hpp>
+#include <riomesh/grant.hpp>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -91,6 +92,43 @@ caf::behavior iomap_manager(self_ptr self, iomap_manager_params p) {
                              });
       },
       [=](unexpose_atom, std::uint64_t key, bool done) { answer(self, key, done); },
+      [=](grant_atom, const std::string& peer, buffer& b, std::uint8_t rights,
+          bool once) -> caf::result<grant> {
+        auto x = self->state.p.x;
+        auto l = x->route_to(peer);
+        if (!l)
+          return make_error(errc::not_connected, "node '" + peer + "'");
+        return on_link<grant>(
+            self, std::move(l),
+            [x, b = std::move(b), rights, once](link& l, const caf::actor& me,
+                                                std::uint64_t key) mutable {
+              std::string error;
+              if (auto g = x->lend(l, std::move(b), rights, once, error))
+                caf::anon_send(me, grant_atom::value, key, std::move(*g));
+              else
+                caf::anon_send(me, grant_atom::value, key,
+                               make_error(errc::refused,
+                                          "a grant for node '" + l.peer_name() + "' of " + error));
+            });
+      },
+      [=](grant_atom, std::uint64_t key, grant& g) { answer(self, key, std::move(g)); },
+      [=](grant_atom, std::uint64_t key, caf::error& e) { answer(self, key, std::move(e)); },
+      [=](revoke_atom, std::uint64_t id) -> caf::result<bool> {
+        auto x = self->state.p.x;
+        auto g = x->take_back(id);
+        if (!g)
+          return false;
+        auto l = x->route_to(g->holder);
+        // A map lives on its connection: one that ended took it along.
+        if (!g->map || !l || l->id() != g->link)
+          return true;
+        return on_link<bool>(self, std::move(l),
+                             [map = *g->map](link& l, const caf::actor& me, std::uint64_t key) {
+                               l.unexpose(map);
+                               caf::anon_send(me, revoke_atom::value, key, true);
+                             });
+      },
+      [=](revoke_atom, std::uint64_t key, bool done) { answer(self, key, done); },
   };
 }
 

@@ -23,11 +23,13 @@
 #include <riomesh/config/overrides.hpp>
 #include <riomesh/config/settings.hpp>
 #include <riomesh/errc.hpp>
+#include <riomesh/grant.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
+#include <caf/message.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -40,6 +42,7 @@
 namespace riomesh {
 
 using actors::dial_atom;
+using actors::grant_done_atom;
 using actors::undelivered_atom;
 using actors::writable_atom;
 using node_stats = actors::node_stats;
@@ -136,6 +139,30 @@ class runtime {
   bool unexpose(const std::string& node, std::uint64_t offset);
   void write(const std::string& node, std::uint64_t offset, buffer data,
              const caf::actor& notify = caf::actor{});
+
+  // Remote memory grants (riomesh/grant.hpp; the README's "Grants"). The
+  // owner lends `node` `region` (a buffer or a slice of one) to read, write
+  // or both, for as long as the connection lasts, until revoked, or (once)
+  // for one use; the grant goes to the holder in any message. Once
+  // revoke() returns, no use of the grant succeeds.
+  caf::expected<grant> make_grant(const std::string& node, buffer region, grant_rights rights,
+                                  bool once = false);
+  bool revoke(const grant& g);
+  // The holder writes `data` at `offset` of the grant, or reads the
+  // grant's bytes at `offset` into `into` (a buffer of this node's, e.g.
+  // allocate()d, mapped for the owner until it has written). Both return
+  // the operation's id at once; `status_to` gets (grant_done_atom, id,
+  // grant_status, detail) when it ends, and, if it went well, `then.to`
+  // (an actor on the owner's node) gets `then.msg` from `status_to`,
+  // after the owner has seen the bytes in place.
+  struct then_message {
+    caf::actor to;
+    caf::message msg;
+  };
+  std::uint64_t write(const grant& g, std::uint64_t offset, buffer data,
+                      const caf::actor& status_to, then_message then = {});
+  std::uint64_t read(const grant& g, std::uint64_t offset, buffer into, const caf::actor& status_to,
+                     then_message then = {});
 
   // Counters of this node and of each connection.
   node_stats stats();

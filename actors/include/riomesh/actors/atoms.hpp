@@ -26,5 +26,9 @@ using unexpose_atom = caf::atom_constant<caf::atom("rm_unexpos")>;     // and un
 using undelivered_atom = caf::atom_constant<caf::atom("rm_undeliv")>;  // a send failed
 using dial_atom = caf::atom_constant<caf::atom("rm_dial")>;            // connect to a node now
 using trim_atom = caf::atom_constant<caf::atom("rm_trim")>;            // give back idle memory
+using grant_atom = caf::atom_constant<caf::atom("rm_grant")>;          // lend a peer memory
+using revoke_atom = caf::atom_constant<caf::atom("rm_revoke")>;        // and take it back
+using grant_read_atom = caf::atom_constant<caf::atom("rm_gread")>;     // read a peer's grant
+using grant_done_atom = caf::atom_constant<caf::atom("rm_granted")>;   // a grant's use ended
 
 }  // namespace riomesh::actors

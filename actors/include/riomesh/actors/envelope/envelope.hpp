@@ -54,6 +54,11 @@ enum class envelope_kind : std::uint8_t {
   // request id: the query's; body: per node id asked, u8 known, then (if
   // known) u8 name length, name, u8 host length, host, u16 port.
   node_info = 15,
+  // Remote memory grants (grants/grant_wire.hpp), no descriptors: a use of
+  // a grant (receiver: the grant's id; request id: the holder's operation)
+  // and the owner's answer to it (request id: that operation).
+  grant_use = 16,
+  grant_status = 17,
 };
 const char* to_string(envelope_kind k);
 

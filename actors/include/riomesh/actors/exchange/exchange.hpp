@@ -13,6 +13,7 @@
 // names, and fails what waited on a lost peer. Thread-safe throughout.
 #pragma once
 
+#include <riomesh/actors/grants/grant_table.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/config/settings.hpp>
 
@@ -82,6 +83,33 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // directory as (resolved_atom, peer, id, actor id, interface). False if
   // there is no route.
   bool ask_name(const std::string& peer, std::uint64_t id, const std::string& name);
+
+  // ---- remote memory grants (exchange_grants.cpp) ---------------------------
+  // The owner's side, on `l`'s I/O thread (the iomap manager's work): lends
+  // `region` to l's peer, mapped for it to write into if it may; nothing
+  // and `error` if it cannot be mapped.
+  std::optional<grant> lend(link& l, buffer region, std::uint8_t rights, bool once,
+                            std::string& error);
+  // Takes a grant back (any thread): a later use is refused. Its map, if
+  // any, is the caller's to take down on its link.
+  std::optional<granted> take_back(std::uint64_t id);
+  // The holder's side. Each use has an operation id, told again in the
+  // status (riomesh::grant_done_atom, op, grant_status, detail) that
+  // `status_to` gets, and `then` goes to its actor on the owner's node once
+  // the owner has confirmed the bytes are in place. write_granted runs on
+  // the caller's thread (its bytes go ahead of the caller's later
+  // messages); read_granted on the owner's link's I/O thread, where
+  // `into` is mapped for the owner to write to.
+  std::uint64_t next_grant_op();
+  void write_granted(const grant& g, std::uint64_t op, std::uint64_t offset, buffer data,
+                     const caf::strong_actor_ptr& status_to, const caf::strong_actor_ptr& then_to,
+                     const caf::message& then);
+  void read_granted(link& l, const grant& g, std::uint64_t op, std::uint64_t offset, buffer into,
+                    const caf::strong_actor_ptr& status_to, const caf::strong_actor_ptr& then_to,
+                    const caf::message& then);
+  // A use that cannot start: its status, at once.
+  void grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to, grant_status st,
+                    const std::string& detail);
 
   // ---- the tables (the directory actor, any thread) -------------------------
   bool publish(const std::string& name, const caf::strong_actor_ptr& who, std::string interface);

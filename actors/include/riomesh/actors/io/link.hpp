@@ -138,6 +138,10 @@ class link : public std::enable_shared_from_this<link> {
   std::unique_ptr<connection_core> core_;
   std::deque<outbound_message> incoming_;  // taken from the outbox, for the core
   std::map<std::uint64_t, buffer> exposed_;
+  // Where the next map goes in the peer's view: offsets are never reused
+  // on a connection, so a write late for a map taken down cannot land in
+  // another map made since over the same memory.
+  std::uint64_t next_map_ = std::uint64_t{1} << 40;
   std::vector<inbound_message> arrived_;
 
   bool closed_ = false;

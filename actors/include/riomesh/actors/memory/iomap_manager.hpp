@@ -4,6 +4,11 @@
 // Exposing (riomap) and unexposing (riounmap) are messages to it:
 //   (expose_atom, peer, buffer) -> the offset the peer writes to
 //   (unexpose_atom, peer, offset) -> whether a map was taken down
+// So are lending memory to a peer and taking it back (riomesh/grant.hpp):
+//   (grant_atom, peer, buffer, rights, once) -> the grant (mapped for the
+//     peer if it may write)
+//   (revoke_atom, grant id) -> whether it was still given; once answered,
+//     no use of it succeeds and its map is down
 // It reaches the peer's link through the exchange's routes and has the
 // link's I/O thread bind or unbind the map (a memory window or a
 // registration on rdma, a map entry on tcp), one hand-off each way.

@@ -1,0 +1,40 @@
+// The bodies of the two grant envelopes. A holder asks (grant_use: its
+// receiver the grant's id, its request id the holder's operation id); the
+// owner answers (grant_status, the same request id). Little-endian, fixed
+// sizes, every field checked before it is believed.
+#pragma once
+
+#include <riomesh/actors/grants/grant_table.hpp>
+#include <riomesh/grant.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace riomesh::actors {
+
+// u8 op, u64 offset, u64 length, u64 destination (a read: where in the
+// holder's maps the bytes go; a write: 0).
+struct grant_request {
+  grant_op op = grant_op::write;
+  std::uint64_t offset = 0, length = 0, destination = 0;
+};
+constexpr std::size_t grant_request_size = 25;
+
+// u8 status, then the detail as text (the owner's words: printable only
+// once escaped).
+struct grant_answer {
+  grant_status st = grant_status::ok;
+  std::string detail;
+};
+constexpr std::size_t max_grant_detail = 512;
+
+std::vector<unsigned char> encode(const grant_request& r);
+std::optional<grant_request> decode_grant_request(const std::vector<unsigned char>& body,
+                                                  std::string& error);
+std::vector<unsigned char> encode(const grant_answer& a);
+std::optional<grant_answer> decode_grant_answer(const std::vector<unsigned char>& body,
+                                                std::string& error);
+
+}  // namespace riomesh::actors

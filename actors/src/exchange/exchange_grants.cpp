@@ -1,0 +1,308 @@
+// Remote memory grants over the exchange's links.
+//
+// A write: the holder's bytes go into the owner's map of the region (an
+// RDMA write into a window bound to the holder's connection, or a tcp
+// placement the owner checks against its maps), then, on the same link and
+// so after them, a grant_use envelope. The owner judges the use (its
+// grant table), takes a use-once grant's map down, and answers with a
+// grant_status envelope.
+// A read: the holder maps its destination for the owner and asks; the
+// owner, if the grant allows it, writes the bytes there from where they
+// lie and answers behind them.
+// The holder delivers the status and, when it is ok, sends `then`: the
+// owner's actor gets it after the owner has seen the bytes in place, as an
+// ordinary message (any size, any handles, in order with the holder's
+// other messages), at the price of the answer's round trip.
+#include "exchange_impl.hpp"
+
+#include <riomesh/actors/grants/grant_wire.hpp>
+#include <riomesh/config/text.hpp>
+#include <riomesh/log.hpp>
+
+#include <caf/actor_cast.hpp>
+#include <caf/make_message.hpp>
+
+namespace riomesh::actors {
+namespace {
+
+std::string about(const std::string& peer) {
+  return "node '" + peer + "': ";
+}
+
+}  // namespace
+
+// ---- the owner ----------------------------------------------------------------
+
+std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights, bool once,
+                                    std::string& error) {
+  auto& x = *impl_;
+  if (region.empty() || region.gathered()) {
+    error = region.empty() ? "an empty buffer" : "a buffer gathered from pieces";
+    return std::nullopt;
+  }
+  if (rights == 0 || (rights & ~static_cast<std::uint8_t>(grant_rights::read_write)) != 0) {
+    error = "rights " + std::to_string(rights) + " (read 1, write 2, both 3)";
+    return std::nullopt;
+  }
+  granted g;
+  g.holder = l.peer_name();
+  g.link = l.id();
+  g.region = region;
+  g.rights = rights;
+  g.once = once;
+  // Only a region the holder may write is mapped for it: one it may only
+  // read the owner writes out itself, so no key to it leaves this node.
+  if (rights & static_cast<std::uint8_t>(grant_rights::write)) {
+    std::uint64_t map = 0;
+    if (!l.expose(region, map, error))
+      return std::nullopt;
+    g.map = map;
+  }
+  grant out;
+  out.owner = x.params.node_name;
+  out.holder = g.holder;
+  out.length = region.size();
+  out.map = g.map.value_or(0);
+  out.rights = rights;
+  out.once = once;
+  std::lock_guard<std::mutex> guard(x.grants_lock);
+  out.id = x.given.add(std::move(g));
+  return out;
+}
+
+std::optional<granted> exchange::take_back(std::uint64_t id) {
+  std::lock_guard<std::mutex> guard(impl_->grants_lock);
+  return impl_->given.revoke(id);
+}
+
+void exchange::impl::answer_use(link& l, std::uint64_t op, grant_status st,
+                                const std::string& detail) {
+  outbound_message m;
+  m.env.kind = envelope_kind::grant_status;
+  m.env.request_id = op;
+  m.env.body = encode(grant_answer{st, detail});
+  submit(l, std::move(m));
+}
+
+void exchange::impl::use_granted(link& l, const envelope& in) {
+  const auto& peer = l.peer_name();
+  std::string error;
+  auto r = decode_grant_request(in.body, error);
+  if (!r) {
+    ++count.bad_inbound;
+    logging::warn(params.node_name, "from node '" + peer + "': " + error);
+    return answer_use(l, in.request_id, grant_status::refused, error);
+  }
+  grant_verdict v;
+  {
+    std::lock_guard<std::mutex> guard(grants_lock);
+    v = given.use(in.receiver, peer, l.id(), r->op, r->offset, r->length);
+  }
+  if (v.unmap)
+    l.unexpose(*v.unmap);
+  if (v.st == grant_status::refused || v.st == grant_status::out_of_range) {
+    // Our own holders check first: this is a peer that does not.
+    ++count.bad_inbound;
+    logging::warn(params.node_name, "from node '" + peer + "': " + v.why);
+  }
+  if (v.st != grant_status::ok || r->op == grant_op::write || r->length == 0)
+    return answer_use(l, in.request_id, v.st, v.why);
+  outbound_message m;
+  m.writes.push_back({r->destination, std::move(v.slice)});
+  m.env.kind = envelope_kind::grant_status;
+  m.env.request_id = in.request_id;
+  m.env.body = encode(grant_answer{grant_status::ok, {}});
+  std::weak_ptr<impl> me = shared_self;
+  std::weak_ptr<link> on = l.shared_from_this();
+  auto op = in.request_id;
+  // Only a destination the holder has not mapped stops it here: the link's
+  // end the holder hears of by itself.
+  m.on_failure = [me, on, op](send_failure f, const std::string& why) {
+    auto x = me.lock();
+    auto l = on.lock();
+    if (x && l && f == send_failure::not_mapped)
+      x->answer_use(*l, op, grant_status::remote_error, why);
+  };
+  // Congested, the holder hears nothing until the connection ends: its
+  // reads are bounded by what it keeps in flight (max_grant_uses).
+  if (submit(l, std::move(m)) == link::submitted::congested)
+    logging::warn(params.node_name, "a read of a grant by node '" + peer +
+                                        "' is dropped: its connection's queue is full");
+}
+
+// ---- the holder ---------------------------------------------------------------
+
+std::uint64_t exchange::next_grant_op() {
+  return impl_->next_grant_op++;
+}
+
+void exchange::grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to,
+                            grant_status st, const std::string& detail) {
+  grant_wait w;
+  w.status_to = status_to;
+  impl_->grant_done(op, std::move(w), st, detail);
+}
+
+void exchange::impl::grant_done(std::uint64_t op, grant_wait w, grant_status st,
+                                const std::string& detail) {
+  // `then` first: what the initiator sends once it hears goes behind it.
+  if (st == grant_status::ok && w.then_to)
+    enqueue(w.then_to, w.status_to, caf::make_message_id(), std::move(w.then));
+  if (w.status_to)
+    enqueue(w.status_to, nullptr, caf::make_message_id(),
+            caf::make_message(grant_done_atom::value, op, st, detail));
+}
+
+bool exchange::impl::add_wait(std::uint64_t op, grant_wait w) {
+  std::lock_guard<std::mutex> guard(grants_lock);
+  auto& n = grant_uses_on[w.link];
+  if (n >= max_grant_uses)
+    return false;
+  ++n;
+  grant_waits.emplace(op, std::move(w));
+  return true;
+}
+
+std::optional<grant_wait> exchange::impl::take_wait(std::uint64_t op, std::uint64_t link) {
+  std::lock_guard<std::mutex> guard(grants_lock);
+  auto it = grant_waits.find(op);
+  if (it == grant_waits.end() || it->second.link != link)
+    return std::nullopt;
+  auto w = std::move(it->second);
+  grant_waits.erase(it);
+  if (auto n = grant_uses_on.find(link); n != grant_uses_on.end() && --n->second == 0)
+    grant_uses_on.erase(n);
+  return w;
+}
+
+namespace {
+std::string too_many(const std::string& owner) {
+  return "node '" + owner + "': " + std::to_string(max_grant_uses) +
+         " uses of its grants are in flight already";
+}
+}  // namespace
+
+void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t offset, buffer data,
+                             const caf::strong_actor_ptr& status_to,
+                             const caf::strong_actor_ptr& then_to, const caf::message& then) {
+  auto& x = *impl_;
+  if (auto no = check_claim(g, x.params.node_name, grant_op::write, offset, data.size()))
+    return grant_failed(op, status_to, no->st, no->why);
+  auto l = route_to(g.owner);
+  if (!l)
+    return grant_failed(op, status_to, grant_status::dropped,
+                        "node '" + g.owner + "' is not connected");
+  if (!x.add_wait(op, grant_wait{g.owner, l->id(), status_to, then_to, then, std::nullopt}))
+    return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
+  outbound_message m;
+  auto length = data.size();
+  if (length > 0)
+    m.writes.push_back({g.map + offset, std::move(data)});
+  m.env.kind = envelope_kind::grant_use;
+  m.env.receiver = g.id;
+  m.env.request_id = op;
+  m.env.body = encode(grant_request{grant_op::write, offset, length, 0});
+  std::weak_ptr<impl> me = x.shared_self;
+  auto link_id = l->id();
+  auto owner = g.owner;
+  m.on_failure = [me, op, link_id, owner](send_failure f, const std::string& why) {
+    auto x = me.lock();
+    if (!x)
+      return;
+    if (auto w = x->take_wait(op, link_id))
+      // No map at the owner any more: it took the grant back (or it was
+      // used once) before these bytes went.
+      x->grant_done(op, std::move(*w),
+                    f == send_failure::not_mapped ? grant_status::revoked : grant_status::dropped,
+                    about(owner) + why);
+  };
+  if (x.submit(*l, std::move(m)) != link::submitted::queued)
+    if (auto w = x.take_wait(op, link_id))
+      x.grant_done(op, std::move(*w), grant_status::dropped,
+                   l->where() + ": its queue is full or it is closing");
+}
+
+void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint64_t offset,
+                            buffer into, const caf::strong_actor_ptr& status_to,
+                            const caf::strong_actor_ptr& then_to, const caf::message& then) {
+  auto& x = *impl_;
+  if (auto no = check_claim(g, x.params.node_name, grant_op::read, offset, into.size()))
+    return grant_failed(op, status_to, no->st, no->why);
+  std::optional<std::uint64_t> dest;
+  if (!into.empty()) {
+    std::uint64_t map = 0;
+    std::string error;
+    if (l.finished())
+      return grant_failed(op, status_to, grant_status::dropped,
+                          l.where() + ": the connection ended before the read could go");
+    if (into.gathered() || !l.expose(into, map, error))
+      return grant_failed(op, status_to, grant_status::refused,
+                          "cannot map the destination for node '" + g.owner +
+                              "': " + (into.gathered() ? "it is gathered from pieces" : error));
+    dest = map;
+  }
+  if (!x.add_wait(op, grant_wait{g.owner, l.id(), status_to, then_to, then, dest})) {
+    if (dest)
+      l.unexpose(*dest);
+    return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
+  }
+  outbound_message m;
+  m.env.kind = envelope_kind::grant_use;
+  m.env.receiver = g.id;
+  m.env.request_id = op;
+  m.env.body = encode(grant_request{grant_op::read, offset, into.size(), dest.value_or(0)});
+  if (x.submit(l, std::move(m)) != link::submitted::queued)
+    if (auto w = x.take_wait(op, l.id())) {
+      if (w->into_map)
+        l.unexpose(*w->into_map);
+      x.grant_done(op, std::move(*w), grant_status::dropped,
+                   l.where() + ": its queue is full or it is closing");
+    }
+}
+
+void exchange::impl::grant_answered(link& l, const envelope& in) {
+  const auto& peer = l.peer_name();
+  std::string error;
+  auto a = decode_grant_answer(in.body, error);
+  if (!a) {
+    ++count.bad_inbound;
+    return logging::warn(params.node_name, "from node '" + peer + "': " + error);
+  }
+  auto w = take_wait(in.request_id, l.id());
+  if (!w) {
+    ++count.bad_inbound;
+    return logging::warn(params.node_name, "from node '" + peer +
+                                               "': a grant status for operation " +
+                                               std::to_string(in.request_id) +
+                                               ", which this node did not ask it for");
+  }
+  // A read's bytes are in place (they came ahead of this): the owner may
+  // not write there any more.
+  if (w->into_map)
+    l.unexpose(*w->into_map);
+  grant_done(in.request_id, std::move(*w), a->st,
+             a->detail.empty() ? std::string{} : about(peer) + config::printable(a->detail));
+}
+
+void exchange::impl::grants_closed(link& l, const std::string& reason) {
+  std::vector<std::pair<std::uint64_t, grant_wait>> ended;
+  {
+    std::lock_guard<std::mutex> guard(grants_lock);
+    given.drop_link(l.id());  // their maps went with the connection
+    grant_uses_on.erase(l.id());
+    for (auto it = grant_waits.begin(); it != grant_waits.end();) {
+      if (it->second.link == l.id()) {
+        ended.emplace_back(it->first, std::move(it->second));
+        it = grant_waits.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& [op, w] : ended) {
+    auto detail = about(w.owner) + "the connection ended before it answered: " + reason;
+    grant_done(op, std::move(w), grant_status::dropped, detail);
+  }
+}
+
+}  // namespace riomesh::actors

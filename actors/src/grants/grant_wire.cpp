@@ -1,0 +1,68 @@
+#include <riomesh/actors/grants/grant_wire.hpp>
+#include <riomesh/channels/wire/byte_order.hpp>
+
+#include <algorithm>
+
+namespace riomesh::actors {
+
+std::vector<unsigned char> encode(const grant_request& r) {
+  std::vector<unsigned char> out;
+  out.reserve(grant_request_size);
+  wire::append_le<std::uint8_t>(out, static_cast<std::uint8_t>(r.op));
+  wire::append_le<std::uint64_t>(out, r.offset);
+  wire::append_le<std::uint64_t>(out, r.length);
+  wire::append_le<std::uint64_t>(out, r.destination);
+  return out;
+}
+
+std::optional<grant_request> decode_grant_request(const std::vector<unsigned char>& body,
+                                                  std::string& error) {
+  if (body.size() != grant_request_size) {
+    error = "a grant use of " + std::to_string(body.size()) + " bytes, not " +
+            std::to_string(grant_request_size);
+    return std::nullopt;
+  }
+  grant_request r;
+  auto op = body[0];
+  if (op != static_cast<std::uint8_t>(grant_op::write) &&
+      op != static_cast<std::uint8_t>(grant_op::read)) {
+    error = "a grant use of unknown kind " + std::to_string(op);
+    return std::nullopt;
+  }
+  r.op = static_cast<grant_op>(op);
+  r.offset = wire::load_le<std::uint64_t>(body.data() + 1);
+  r.length = wire::load_le<std::uint64_t>(body.data() + 9);
+  r.destination = wire::load_le<std::uint64_t>(body.data() + 17);
+  if (r.op == grant_op::write && r.destination != 0) {
+    error = "a grant write with a destination";
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::vector<unsigned char> encode(const grant_answer& a) {
+  auto n = std::min(a.detail.size(), max_grant_detail);
+  std::vector<unsigned char> out(1 + n);
+  out[0] = static_cast<unsigned char>(a.st);
+  std::copy_n(a.detail.data(), n, out.data() + 1);
+  return out;
+}
+
+std::optional<grant_answer> decode_grant_answer(const std::vector<unsigned char>& body,
+                                                std::string& error) {
+  if (body.empty() || body.size() > 1 + max_grant_detail) {
+    error = "a grant status of " + std::to_string(body.size()) + " bytes (1 to " +
+            std::to_string(1 + max_grant_detail) + ")";
+    return std::nullopt;
+  }
+  if (!grant_status_known(body[0])) {
+    error = "unknown grant status " + std::to_string(body[0]);
+    return std::nullopt;
+  }
+  grant_answer a;
+  a.st = static_cast<grant_status>(body[0]);
+  a.detail.assign(body.begin() + 1, body.end());
+  return a;
+}
+
+}  // namespace riomesh::actors

@@ -1,0 +1,206 @@
+// What moving bytes by grant costs beside pushing them in messages. Two
+// nodes in one process, one connection (tcp on loopback, or rdma where a
+// device serves RIOMESH_RDMA_ADDR, as in the VM); node-b moves payloads of
+// each size to or from node-a, a window of them in flight, three ways:
+//   push:        a request carrying a pool buffer, placed into node-a's
+//                arena, answered by node-a's actor;
+//   grant write: the bytes written into a region node-a lent (a slot per
+//                window place), then a `then` message to node-a's actor;
+//   grant read:  node-b reads a slot of the region into its own buffer.
+// Prints the rate and the process's CPU per payload (both nodes) of each,
+// and the grant's rates as ratios of push's.
+//   grant_bench [--seconds S] [--window W] [--sizes 65536,1048576,...]
+#include "size_name.hpp"
+
+#include <riomesh/buffer_inspect.hpp>
+#include <riomesh/runtime.hpp>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace {
+
+using then_atom = caf::atom_constant<caf::atom("gb_then")>;
+using clock_type = std::chrono::steady_clock;
+
+struct payload {
+  std::uint64_t seq = 0;
+  riomesh::buffer data;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, payload& x) {
+  return f(caf::meta::type_name("grant_bench::payload"), x.seq, x.data);
+}
+
+riomesh::config::settings node(const std::string& name, std::uint16_t peer_port) {
+  riomesh::config::settings s;
+  s.node.name = name;
+  s.node.listen = {"127.0.0.1", 0};
+  if (const char* host = std::getenv("RIOMESH_RDMA_ADDR"))
+    s.node.listen.host = host;
+  if (peer_port != 0)
+    s.cluster.peers.push_back({"node-a", {s.node.listen.host, peer_port}});
+  s.cluster.secret = "grant-bench: both nodes are this program";
+  s.channel.arena = 256ull << 20;
+  s.logging.level = riomesh::config::log_level::warn;
+  return s;
+}
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto secs = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return secs(u.ru_utime) + secs(u.ru_stime);
+}
+
+struct figure {
+  double mib_per_s = 0, cpu_us = 0;
+  bool ok = true;
+};
+
+// Runs `start(seq, slot)` keeping `window` in flight, `finish()` taking one
+// back (false: it failed), for `seconds`.
+template <class Start, class Finish>
+figure measure(std::size_t size, std::size_t window, double seconds, Start start, Finish finish) {
+  std::deque<std::size_t> slots;
+  std::uint64_t seq = 0, done = 0;
+  auto t0 = clock_type::now();
+  auto c0 = cpu_seconds();
+  auto deadline = t0 + std::chrono::duration<double>(seconds);
+  figure f;
+  while (f.ok) {
+    bool more = clock_type::now() < deadline;
+    while (more && slots.size() < window) {
+      auto slot = seq % window;
+      start(seq++, slot);
+      slots.push_back(slot);
+    }
+    if (slots.empty())
+      break;
+    f.ok = finish(slots.front());
+    slots.pop_front();
+    ++done;
+  }
+  double secs = std::chrono::duration<double>(clock_type::now() - t0).count();
+  f.mib_per_s = static_cast<double>(done * size) / secs / (1 << 20);
+  f.cpu_us = (cpu_seconds() - c0) / static_cast<double>(done) * 1e6;
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 2;
+  std::size_t window = 8;
+  std::vector<std::size_t> sizes{64u << 10, 256u << 10, 1u << 20, 16u << 20};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--seconds")
+      seconds = std::stod(argv[i + 1]);
+    else if (a == "--window")
+      window = std::stoul(argv[i + 1]);
+    else if (a == "--sizes") {
+      sizes.clear();
+      std::string list = argv[i + 1];
+      for (std::size_t at = 0; at < list.size();) {
+        auto comma = list.find(',', at);
+        sizes.push_back(std::stoul(list.substr(at, comma - at)));
+        at = comma == std::string::npos ? list.size() : comma + 1;
+      }
+    } else {
+      std::fprintf(stderr, "usage: grant_bench [--seconds S] [--window W] [--sizes N,N,...]\n");
+      return 2;
+    }
+  }
+  auto types = [](caf::actor_system_config& cfg) {
+    cfg.add_message_type<payload>("grant_bench::payload");
+  };
+  riomesh::runtime a{node("node-a", 0), types};
+  riomesh::runtime b{node("node-b", a.port()), types};
+  auto thens = std::make_shared<std::atomic<std::uint64_t>>(0);
+  a.publish(a.system().spawn([thens](caf::event_based_actor*) -> caf::behavior {
+    return {[](const payload& p) { return p.seq; },
+            [thens](then_atom, std::uint64_t) { ++*thens; }};
+  }),
+            "sink");
+  auto sink = b.remote_actor("node-a", "sink", std::chrono::seconds(10));
+  if (!sink) {
+    std::fprintf(stderr, "grant_bench: %s\n", b.system().render(sink.error()).c_str());
+    return 1;
+  }
+  std::printf("grant_bench: window %zu, %.1f s per case, on %s\n", window, seconds,
+              std::getenv("RIOMESH_RDMA_ADDR") ? "rdma" : "tcp");
+  std::printf("%-8s %14s %14s %7s %14s %7s %10s %10s %10s\n", "size", "push MiB/s", "write MiB/s",
+              "ratio", "read MiB/s", "ratio", "push us", "write us", "read us");
+  caf::scoped_actor self{b.system()};
+  auto me = caf::actor_cast<caf::actor>(self);
+  int status = 0;
+  for (auto size : sizes) {
+    auto region = a.allocate(size * window);
+    auto lent = a.make_grant("node-b", region, riomesh::grant_rights::read_write);
+    if (!lent) {
+      std::fprintf(stderr, "grant_bench: %s\n", a.system().render(lent.error()).c_str());
+      return 1;
+    }
+    auto data = b.allocate(size);
+    for (std::size_t i = 0; i < size; ++i)
+      data.data()[i] = static_cast<unsigned char>(i * 7);
+    std::vector<riomesh::buffer> into;
+    for (std::size_t i = 0; i < window; ++i)
+      into.push_back(b.allocate(size));
+
+    std::deque<caf::response_handle<caf::blocking_actor, caf::message, true>> waiting;
+    auto push = measure(
+        size, window, seconds,
+        [&](std::uint64_t seq, std::size_t) {
+          waiting.push_back(self->request(*sink, std::chrono::seconds(60), payload{seq, data}));
+        },
+        [&](std::size_t) {
+          bool ok = false;
+          waiting.front().receive([&](std::uint64_t) { ok = true; }, [&](caf::error&) {});
+          waiting.pop_front();
+          return ok;
+        });
+    auto wait_status = [&](std::size_t) {
+      bool ok = false;
+      self->receive([&](riomesh::grant_done_atom, std::uint64_t, riomesh::grant_status st,
+                        std::string&) { ok = st == riomesh::grant_status::ok; },
+                    caf::after(std::chrono::seconds(60)) >> [] {});
+      return ok;
+    };
+    auto write = measure(
+        size, window, seconds,
+        [&](std::uint64_t seq, std::size_t slot) {
+          b.write(*lent, slot * size, data, me, {*sink, caf::make_message(then_atom::value, seq)});
+        },
+        wait_status);
+    auto read = measure(
+        size, window, seconds,
+        [&](std::uint64_t, std::size_t slot) { b.read(*lent, slot * size, into[slot], me); },
+        wait_status);
+    a.revoke(*lent);
+    if (!push.ok || !write.ok || !read.ok) {
+      std::fprintf(stderr, "grant_bench: a %s case failed\n", size_name(size).c_str());
+      status = 1;
+    }
+    std::printf("%-8s %14.1f %14.1f %6.2fx %14.1f %6.2fx %10.1f %10.1f %10.1f\n",
+                size_name(size).c_str(), push.mib_per_s, write.mib_per_s,
+                write.mib_per_s / push.mib_per_s, read.mib_per_s, read.mib_per_s / push.mib_per_s,
+                push.cpu_us, write.cpu_us, read.cpu_us);
+    std::fflush(stdout);
+  }
+  std::printf("then messages delivered: %llu\n", static_cast<unsigned long long>(thens->load()));
+  b.stop();
+  a.stop();
+  return status;
+}

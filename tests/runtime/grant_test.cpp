@@ -1,0 +1,387 @@
+// Remote memory grants between nodes: node-a lends node-b a region of its
+// memory; node-b writes into it and reads from it at random byte ranges,
+// checked against a flat reference, and an actor on node-a told `then`
+// finds the bytes in place. Use-once, revocation, forged grants and a lost
+// owner: nothing of node-a's memory outside a grant changes, and every use
+// ends with one status. On tcp here, on rdma in the VM.
+#include "cluster.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+using namespace riomesh;
+using namespace riomesh::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+using witness_atom = caf::atom_constant<caf::atom("t_witness")>;
+using tally_atom = caf::atom_constant<caf::atom("t_tally")>;
+using keep_atom = caf::atom_constant<caf::atom("t_keep")>;
+
+constexpr std::size_t guard = 4096 + 5;  // around the granted bytes, never touched
+
+struct outcome {
+  grant_status st = grant_status::remote_error;
+  std::string detail;
+};
+
+// The status of operation `op`, as `self` (its status_to) hears it.
+outcome status_of(caf::scoped_actor& self, std::uint64_t op) {
+  outcome out{grant_status::remote_error, "no status within 60 s"};
+  for (bool more = true; more;)
+    self->receive(
+        [&](grant_done_atom, std::uint64_t id, grant_status st, std::string& detail) {
+          if (id != op)
+            return;
+          out = {st, std::move(detail)};
+          more = false;
+        },
+        caf::after(60s) >> [&] { more = false; });
+  return out;
+}
+
+// On the owner: (witness_atom, offset, length, checksum) says what a write
+// put where; it checks that the bytes are there when it hears of it.
+// (tally_atom) -> (told, found in place).
+caf::actor spawn_witness(runtime& rt, buffer region) {
+  auto counts = std::make_shared<std::pair<std::uint64_t, std::uint64_t>>();
+  return spawn_fn(rt.system(), [region, counts](caf::event_based_actor*) -> caf::behavior {
+    return {
+        [region, counts](witness_atom, std::uint64_t offset, std::uint64_t length,
+                         std::uint64_t sum) {
+          ++counts->first;
+          if (checksum(region.slice(offset, length)) == sum)
+            ++counts->second;
+        },
+        [counts](tally_atom) { return caf::make_message(counts->first, counts->second); },
+    };
+  });
+}
+
+std::pair<std::uint64_t, std::uint64_t> tally(caf::scoped_actor& self, const caf::actor& w) {
+  std::pair<std::uint64_t, std::uint64_t> out{0, 0};
+  self->request(w, 30s, tally_atom::value)
+      .receive(
+          [&](std::uint64_t told, std::uint64_t found) {
+            out = {told, found};
+          },
+          [&](caf::error& e) { FAIL(self->system().render(e)); });
+  return out;
+}
+
+buffer random_bytes(runtime& rt, std::size_t n, std::mt19937& rng) {
+  auto b = n >= (16u << 10) ? rt.allocate(n) : buffer::heap(n);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (std::size_t i = 0; i < n; ++i)
+    b.data()[i] = static_cast<unsigned char>(byte(rng));
+  return b;
+}
+
+// A region of node-a with `guard` bytes on both sides, lent to node-b.
+struct lent_region {
+  buffer whole, region, reference, guards_before;
+};
+lent_region lend_setup(runtime& a, std::size_t size, std::mt19937& rng) {
+  lent_region l;
+  l.whole = a.allocate(size + 2 * guard);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (auto& c : l.whole)
+    c = static_cast<unsigned char>(byte(rng));
+  l.region = l.whole.slice(guard, size);
+  l.reference = buffer::copy_of(l.region.data(), size);
+  l.guards_before = buffer::copy_of(l.whole.data(), l.whole.size());
+  return l;
+}
+
+// The guards are as they were, and the region as the reference says.
+void check_untouched_outside(const lent_region& l) {
+  auto n = l.whole.size();
+  CHECK(std::memcmp(l.whole.data(), l.guards_before.data(), guard) == 0);
+  CHECK(std::memcmp(l.whole.data() + n - guard, l.guards_before.data() + n - guard, guard) == 0);
+  CHECK(std::memcmp(l.region.data(), l.reference.data(), l.region.size()) == 0);
+}
+
+caf::expected<grant> grant_once_connected(runtime& owner, const std::string& holder,
+                                          const buffer& region, grant_rights rights,
+                                          bool once = false) {
+  return once_connected([&] { return owner.make_grant(holder, region, rights, once); });
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "grant: writes and reads at random byte ranges match a flat reference, the "
+                  "grant travels in a message, and the then message sees the bytes in place") {
+  auto seed = std::random_device{}();
+  MESSAGE("seed ", seed, " on ", fabric_under_test());
+  std::mt19937 rng(seed);
+  const std::size_t size = (3u << 20) + 12345;
+  auto l = lend_setup(*a, size, rng);
+  auto given = grant_once_connected(*a, "node-b", l.region, grant_rights::read_write);
+  REQUIRE_MESSAGE(given, error_text(*a, given));
+  CHECK(given->length == size);
+  // The holder learns of it in a message, as an application would.
+  auto keeper = spawn_fn(b->system(), [](caf::event_based_actor*) -> caf::behavior {
+    auto kept = std::make_shared<grant>();
+    return {[kept](grant& g) { *kept = g; }, [kept](keep_atom) { return *kept; }};
+  });
+  b->publish(keeper, "keeper");
+  auto remote_keeper = a->remote_actor("node-b", "keeper");
+  REQUIRE(remote_keeper);
+  caf::scoped_actor self{b->system()};
+  {
+    caf::scoped_actor sender{a->system()};
+    sender->send(*remote_keeper, *given);
+    // Behind it from the same sender: kept by the time this is answered.
+    sender->request(*remote_keeper, 30s, keep_atom::value)
+        .receive([](grant&) {}, [&](caf::error& e) { FAIL(a->system().render(e)); });
+  }
+  grant g;
+  self->request(keeper, 30s, keep_atom::value)
+      .receive([&](grant& kept) { g = kept; }, [&](caf::error& e) { FAIL(b->system().render(e)); });
+  REQUIRE(g.id == given->id);
+  CHECK(g.owner == "node-a");
+  CHECK(g.holder == "node-b");
+
+  a->publish(spawn_witness(*a, l.region), "witness");
+  auto witness = once_connected([&] { return b->remote_actor("node-a", "witness"); });
+  REQUIRE(witness);
+  std::uint64_t writes = 0;
+  for (int i = 0; i < 60; ++i) {
+    // Lengths from 1 byte to the whole grant, spread over the magnitudes.
+    auto bits = std::uniform_int_distribution<int>(0, 22)(rng);
+    std::size_t length = std::uniform_int_distribution<std::size_t>(
+        1, std::min<std::size_t>(size, std::size_t{1} << bits))(rng);
+    std::size_t offset = std::uniform_int_distribution<std::size_t>(0, size - length)(rng);
+    CAPTURE(i);
+    CAPTURE(offset);
+    CAPTURE(length);
+    if (std::uniform_int_distribution<int>(0, 1)(rng) == 0) {
+      auto data = random_bytes(*b, length, rng);
+      std::memcpy(l.reference.data() + offset, data.data(), length);
+      auto op = b->write(g, offset, data, caf::actor_cast<caf::actor>(self),
+                         {*witness, caf::make_message(witness_atom::value, std::uint64_t{offset},
+                                                      std::uint64_t{length}, checksum(data))});
+      auto got = status_of(self, op);
+      REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
+      ++writes;
+      // From the same sender, after the then message: it has been judged.
+      auto [told, found] = tally(self, *witness);
+      CHECK(told == writes);
+      CHECK(found == writes);
+    } else {
+      auto into = b->allocate(length);
+      auto op = b->read(g, offset, into, caf::actor_cast<caf::actor>(self));
+      auto got = status_of(self, op);
+      REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
+      CHECK(std::memcmp(into.data(), l.reference.data() + offset, length) == 0);
+    }
+  }
+  check_untouched_outside(l);
+  CHECK(b->stats().node.payload_copied_out == 0);
+}
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "grant: the then message sees the bytes in place from 1 B to 64 MiB, and reads "
+                  "of the whole grant come back intact") {
+  std::mt19937 rng(11);
+  caf::scoped_actor self{b->system()};
+  for (std::size_t size :
+       {std::size_t{1}, std::size_t{4099}, (std::size_t{1} << 20) + 7, std::size_t{64} << 20}) {
+    CAPTURE(size);
+    auto l = lend_setup(*a, size, rng);
+    auto g = grant_once_connected(*a, "node-b", l.region, grant_rights::read_write);
+    REQUIRE_MESSAGE(g, error_text(*a, g));
+    auto name = "witness-" + std::to_string(size);
+    a->publish(spawn_witness(*a, l.region), name);
+    auto witness = once_connected([&] { return b->remote_actor("node-a", name); });
+    REQUIRE(witness);
+    auto data = random_bytes(*b, size, rng);
+    auto op = b->write(*g, 0, data, caf::actor_cast<caf::actor>(self),
+                       {*witness, caf::make_message(witness_atom::value, std::uint64_t{0},
+                                                    std::uint64_t{size}, checksum(data))});
+    auto got = status_of(self, op);
+    REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
+    auto [told, found] = tally(self, *witness);
+    CHECK(told == 1);
+    CHECK(found == 1);
+    std::memcpy(l.reference.data(), data.data(), size);
+    auto into = b->allocate(size);
+    auto read_op = b->read(*g, 0, into, caf::actor_cast<caf::actor>(self));
+    got = status_of(self, read_op);
+    REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
+    CHECK(checksum(into) == checksum(data));
+    check_untouched_outside(l);
+    CHECK(a->revoke(*g));
+  }
+}
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "grant: use-once ends with its first use, revoked ends at once, and a then "
+                  "message goes only with an ok") {
+  std::mt19937 rng(5);
+  caf::scoped_actor self{b->system()};
+  auto status_to = caf::actor_cast<caf::actor>(self);
+  auto l = lend_setup(*a, 100000, rng);
+  a->publish(spawn_witness(*a, l.region), "witness");
+  auto witness = once_connected([&] { return b->remote_actor("node-a", "witness"); });
+  REQUIRE(witness);
+  auto then = [&](std::uint64_t offset, const buffer& d) {
+    return runtime::then_message{*witness, caf::make_message(witness_atom::value, offset,
+                                                             std::uint64_t{d.size()}, checksum(d))};
+  };
+
+  auto once = grant_once_connected(*a, "node-b", l.region, grant_rights::write, true);
+  REQUIRE(once);
+  auto data = random_bytes(*b, 5000, rng);
+  CHECK(status_of(self, b->write(*once, 10, data, status_to, then(10, data))).st ==
+        grant_status::ok);
+  std::memcpy(l.reference.data() + 10, data.data(), data.size());
+  auto second = random_bytes(*b, 5000, rng);
+  auto used = status_of(self, b->write(*once, 10, second, status_to, then(10, second)));
+  CHECK(used.st == grant_status::revoked);
+  MESSAGE("a second use of a use-once grant: ", used.detail);
+
+  auto read_once = grant_once_connected(*a, "node-b", l.region, grant_rights::read, true);
+  REQUIRE(read_once);
+  auto into = b->allocate(64 << 10);
+  CHECK(status_of(self, b->read(*read_once, 0, into, status_to)).st == grant_status::ok);
+  CHECK(status_of(self, b->read(*read_once, 0, into, status_to)).st == grant_status::revoked);
+
+  auto g = grant_once_connected(*a, "node-b", l.region, grant_rights::read_write);
+  REQUIRE(g);
+  CHECK(a->revoke(*g));
+  CHECK_FALSE(a->revoke(*g));
+  auto late = random_bytes(*b, 70000, rng);
+  auto refused = status_of(self, b->write(*g, 0, late, status_to, then(0, late)));
+  CHECK(refused.st == grant_status::revoked);
+  CHECK(status_of(self, b->read(*g, 0, into, status_to)).st == grant_status::revoked);
+  // Only the one good write was told.
+  auto [told, found] = tally(self, *witness);
+  CHECK(told == 1);
+  CHECK(found == 1);
+  check_untouched_outside(l);
+}
+
+TEST_CASE(
+    "grant: a holder with forged grants, ranges or rights fails alone, and nothing of the "
+    "owner's memory outside what it was given changes") {
+  auto a = start_node(node_settings("node-a"));
+  auto b = start_node(node_settings("node-b", {{"node-a", a->port()}}));
+  auto c = start_node(node_settings("node-c", {{"node-a", a->port()}}));
+  std::mt19937 rng(9);
+  auto l = lend_setup(*a, 200000, rng);
+  auto rw = grant_once_connected(*a, "node-b", l.region, grant_rights::read_write);
+  auto ro = grant_once_connected(*a, "node-b", l.region.slice(0, 1000), grant_rights::read);
+  REQUIRE(rw);
+  REQUIRE(ro);
+  // Both holders' own sides of their connections are up.
+  a->publish(spawn_sink(a->system()), "sink");
+  REQUIRE(once_connected([&] { return b->remote_actor("node-a", "sink"); }));
+  REQUIRE(once_connected([&] { return c->remote_actor("node-a", "sink"); }));
+  caf::scoped_actor self_b{b->system()}, self_c{c->system()};
+  auto to_b = caf::actor_cast<caf::actor>(self_b);
+  auto to_c = caf::actor_cast<caf::actor>(self_c);
+  auto data = random_bytes(*b, 70000, rng);
+  auto bad_before = a->stats().node.bad_inbound;
+
+  // node-c with node-b's grant, claiming to be its holder: the owner's
+  // answer for a read, and no map on node-c's connection for a write.
+  auto stolen = *rw;
+  stolen.holder = "node-c";
+  auto read_stolen = status_of(self_c, c->read(stolen, 0, c->allocate(70000), to_c));
+  CHECK(read_stolen.st == grant_status::refused);
+  CHECK(read_stolen.detail.find("was not given to node 'node-c'") != std::string::npos);
+  auto write_stolen = status_of(self_c, c->write(stolen, 0, data, to_c));
+  CHECK(write_stolen.st == grant_status::revoked);
+  MESSAGE("node-c writing with node-b's grant: ", write_stolen.detail);
+  // As node-b's grant unchanged, node-c refuses it itself.
+  CHECK(status_of(self_c, c->write(*rw, 0, data, to_c)).st == grant_status::refused);
+
+  // node-b stretching its grant: longer than given, or an id never given.
+  auto longer = *rw;
+  longer.length = l.whole.size();
+  auto stretched_read = status_of(self_b, b->read(longer, 150000, b->allocate(60000), to_b));
+  CHECK(stretched_read.st == grant_status::out_of_range);
+  // Past the map's end: the holder's side finds no map there (and a peer
+  // that wrote anyway would find its connection closed, on tcp as a
+  // protocol error, on rdma as a remote access error).
+  auto stretched_write = status_of(self_b, b->write(longer, 195000, data.slice(0, 10000), to_b));
+  CHECK(stretched_write.st == grant_status::revoked);
+  CHECK(stretched_write.detail.find("no mapping at the peer") != std::string::npos);
+  // What fell inside the grant landed, as any write's bytes before a failure.
+  std::memcpy(l.reference.data() + 195000, data.data(), 5000);
+  auto made_up = *rw;
+  made_up.id = 4242;
+  CHECK(status_of(self_b, b->read(made_up, 0, b->allocate(100), to_b)).st == grant_status::refused);
+  // A read-only grant claimed writable: no map was ever made for it.
+  auto widened = *ro;
+  widened.rights = static_cast<std::uint8_t>(grant_rights::read_write);
+  auto widened_write = status_of(self_b, b->write(widened, 0, data.slice(0, 1000), to_b));
+  CHECK(widened_write.st == grant_status::refused);
+  CHECK(widened_write.detail.find("has no map to write into") != std::string::npos);
+  // The honest holder checks before anything goes out.
+  CHECK(status_of(self_b, b->write(*ro, 0, data.slice(0, 10), to_b)).st == grant_status::refused);
+  CHECK(status_of(self_b, b->read(*rw, 199999, b->allocate(2), to_b)).st ==
+        grant_status::out_of_range);
+  CHECK(a->stats().node.bad_inbound > bad_before);  // the forged claims were seen as such
+
+  check_untouched_outside(l);
+  // The honest use still works, for both.
+  auto into = b->allocate(1000);
+  CHECK(status_of(self_b, b->read(*ro, 0, into, to_b)).st == grant_status::ok);
+  CHECK(std::memcmp(into.data(), l.reference.data(), 1000) == 0);
+  auto mine = once_connected(
+      [&] { return a->make_grant("node-c", l.region.slice(500, 100), grant_rights::read); });
+  REQUIRE(mine);
+  auto into_c = c->allocate(100);
+  CHECK(status_of(self_c, c->read(*mine, 0, into_c, to_c)).st == grant_status::ok);
+  CHECK(std::memcmp(into_c.data(), l.reference.data() + 500, 100) == 0);
+}
+
+TEST_CASE("grant: uses in flight when the owner goes each end with one status") {
+  auto a = start_node(node_settings("node-a"));
+  auto b = start_node(node_settings("node-b", {{"node-a", a->port()}}));
+  std::mt19937 rng(3);
+  auto l = lend_setup(*a, 8 << 20, rng);
+  auto g = grant_once_connected(*a, "node-b", l.region, grant_rights::read_write);
+  REQUIRE(g);
+  a->publish(spawn_sink(a->system()), "sink");  // node-b's side is up too
+  REQUIRE(once_connected([&] { return b->remote_actor("node-a", "sink"); }));
+  caf::scoped_actor self{b->system()};
+  auto status_to = caf::actor_cast<caf::actor>(self);
+  auto data = random_bytes(*b, 8 << 20, rng);
+  std::vector<std::uint64_t> ops;
+  for (int i = 0; i < 8; ++i) {
+    ops.push_back(b->write(*g, 0, data, status_to));
+    ops.push_back(b->read(*g, 0, b->allocate(8 << 20), status_to));
+  }
+  a->stop();
+  std::map<std::uint64_t, outcome> seen;
+  while (seen.size() < ops.size()) {
+    bool timed_out = false;
+    self->receive(
+        [&](grant_done_atom, std::uint64_t id, grant_status st, std::string& detail) {
+          CHECK_MESSAGE(seen.count(id) == 0, "operation ", id, " ended twice");
+          seen[id] = {st, detail};
+        },
+        caf::after(60s) >> [&] { timed_out = true; });
+    REQUIRE_FALSE(timed_out);
+  }
+  std::size_t dropped = 0;
+  for (auto op : ops) {
+    auto& o = seen[op];
+    CHECK_MESSAGE((o.st == grant_status::ok || o.st == grant_status::dropped), to_string(o.st),
+                  ": ", o.detail);
+    dropped += o.st == grant_status::dropped;
+  }
+  MESSAGE(dropped, " of ", ops.size(), " uses were in flight when node-a stopped");
+  // Afterwards, at once.
+  auto after = status_of(self, b->write(*g, 0, data, status_to));
+  CHECK(after.st == grant_status::dropped);
+  CHECK(after.detail == "node 'node-a' is not connected");
+}
