@@ -416,6 +416,25 @@ std::uint64_t runtime::read(const grant& g, std::uint64_t offset, buffer into,
   return op;
 }
 
+std::uint64_t runtime::fetch_add(const grant& g, std::uint64_t offset, std::uint64_t add,
+                                 const caf::actor& status_to, then_message then) {
+  auto op = impl_->x->next_grant_op();
+  impl_->x->atomic_granted(g, op, actors::grant_op::fetch_add, offset, add, 0,
+                           caf::actor_cast<caf::strong_actor_ptr>(status_to),
+                           caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
+  return op;
+}
+
+std::uint64_t runtime::compare_swap(const grant& g, std::uint64_t offset, std::uint64_t expected,
+                                    std::uint64_t desired, const caf::actor& status_to,
+                                    then_message then) {
+  auto op = impl_->x->next_grant_op();
+  impl_->x->atomic_granted(g, op, actors::grant_op::compare_swap, offset, expected, desired,
+                           caf::actor_cast<caf::strong_actor_ptr>(status_to),
+                           caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
+  return op;
+}
+
 node_stats runtime::stats() {
   caf::scoped_actor self{impl_->system};
   node_stats out;

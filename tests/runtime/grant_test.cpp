@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <thread>
 
 using namespace riomesh;
 using namespace riomesh::test;
@@ -384,4 +385,114 @@ TEST_CASE("grant: uses in flight when the owner goes each end with one status") 
   auto after = status_of(self, b->write(*g, 0, data, status_to));
   CHECK(after.st == grant_status::dropped);
   CHECK(after.detail == "node 'node-a' is not connected");
+}
+
+TEST_CASE(
+    "grant: atomics from 4 nodes on one word count to the exact total, each old value "
+    "seen once") {
+  auto a = start_node(node_settings("node-a"));
+  std::vector<std::unique_ptr<runtime>> holders;
+  for (auto name : {"node-b", "node-c", "node-d", "node-e"})
+    holders.push_back(start_node(node_settings(name, {{"node-a", a->port()}})));
+  auto words = a->allocate(64);
+  std::memset(words.data(), 0, 64);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(words.data()) % 8 == 0);
+  a->publish(spawn_sink(a->system()), "sink");
+  std::vector<grant> grants;
+  for (auto& h : holders) {
+    auto name = h->node_name();
+    REQUIRE(once_connected([&] { return h->remote_actor("node-a", "sink"); }));
+    auto g = once_connected([&] { return a->make_grant(name, words, grant_rights::read_write); });
+    REQUIRE_MESSAGE(g, error_text(*a, g));
+    grants.push_back(*g);
+  }
+  constexpr std::uint64_t adds = 200, swaps = 40;
+  std::vector<std::vector<std::uint64_t>> seen(holders.size());
+  std::vector<std::string> failures(holders.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < holders.size(); ++i)
+    threads.emplace_back([&, i] {
+      auto& h = *holders[i];
+      caf::scoped_actor self{h.system()};
+      auto me = caf::actor_cast<caf::actor>(self);
+      auto answer = [&](std::uint64_t op, std::uint64_t& old) {
+        bool ok = false;
+        for (bool more = true; more;)
+          self->receive(
+              [&](grant_done_atom, std::uint64_t id, grant_status st, std::string& detail,
+                  std::uint64_t value) {
+                if (st != grant_status::ok)
+                  failures[i] = to_string(st) + ": " + detail;
+                ok = id == op && st == grant_status::ok;
+                old = value;
+                more = false;
+              },
+              caf::after(60s) >>
+                  [&] {
+                    failures[i] = "no answer";
+                    more = false;
+                  });
+        return ok;
+      };
+      // All adds in flight at once: the owner takes them in any order.
+      std::vector<std::uint64_t> ops;
+      for (std::uint64_t k = 0; k < adds; ++k)
+        ops.push_back(h.fetch_add(grants[i], 0, 1, me));
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        std::uint64_t old = 0;
+        bool ok = false;
+        self->receive(
+            [&](grant_done_atom, std::uint64_t, grant_status st, std::string& detail,
+                std::uint64_t value) {
+              ok = st == grant_status::ok;
+              if (!ok)
+                failures[i] = to_string(st) + ": " + detail;
+              old = value;
+            },
+            caf::after(60s) >> [&] { failures[i] = "no answer"; });
+        if (!ok)
+          return;
+        seen[i].push_back(old);
+      }
+      // Increments by compare-and-swap, retried until each lands.
+      std::uint64_t guess = 0;
+      for (std::uint64_t k = 0; k < swaps;) {
+        std::uint64_t old = 0;
+        if (!answer(h.compare_swap(grants[i], 8, guess, guess + 1, me), old))
+          return;
+        if (old == guess)
+          ++k;
+        guess = old == guess ? guess + 1 : old;
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  for (auto& f : failures)
+    CHECK_MESSAGE(f.empty(), f);
+  std::vector<std::uint64_t> all;
+  for (auto& s : seen)
+    all.insert(all.end(), s.begin(), s.end());
+  std::sort(all.begin(), all.end());
+  REQUIRE(all.size() == holders.size() * adds);
+  for (std::uint64_t k = 0; k < all.size(); ++k)
+    REQUIRE(all[k] == k);
+  std::uint64_t total = 0, swapped = 0;
+  std::memcpy(&total, words.data(), 8);
+  std::memcpy(&swapped, words.data() + 8, 8);
+  CHECK(total == holders.size() * adds);
+  CHECK(swapped == holders.size() * swaps);
+
+  // A word that is not aligned in the owner's memory is refused by it.
+  caf::scoped_actor self{holders[0]->system()};
+  auto odd = once_connected(
+      [&] { return a->make_grant("node-b", words.slice(4, 32), grant_rights::read_write); });
+  REQUIRE(odd);
+  auto op = holders[0]->fetch_add(*odd, 0, 1, caf::actor_cast<caf::actor>(self));
+  self->receive(
+      [&](grant_done_atom, std::uint64_t id, grant_status st, std::string& detail, std::uint64_t) {
+        CHECK(id == op);
+        CHECK(st == grant_status::refused);
+        CHECK(detail.find("aligned in memory") != std::string::npos);
+      },
+      caf::after(30s) >> [] { FAIL("no status"); });
 }

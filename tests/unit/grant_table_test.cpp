@@ -207,3 +207,35 @@ TEST_CASE("grant: its envelopes carry no buffers") {
   CHECK_FALSE(bad.next());
   CHECK(bad.error() == "envelope 1: a grant status carries no buffers");
 }
+
+TEST_CASE("grant: atomics need both rights, 8 bytes, and a word aligned in memory") {
+  grant_table t;
+  auto g = given_to("node-b", 1, 64, rw);
+  auto misaligned_by = reinterpret_cast<std::uintptr_t>(g.region.data()) % 8;
+  auto aligned = misaligned_by == 0 ? 0 : 8 - misaligned_by;
+  auto id = t.add(g);
+  auto ro_id = t.add(given_to("node-b", 1, 64, ro));
+  CHECK(t.use(id, "node-b", 1, grant_op::fetch_add, aligned, 8).st == grant_status::ok);
+  CHECK(t.use(id, "node-b", 1, grant_op::compare_swap, aligned + 8, 8).st == grant_status::ok);
+  auto odd = t.use(id, "node-b", 1, grant_op::fetch_add, aligned + 3, 8);
+  CHECK(odd.st == grant_status::refused);
+  CHECK(odd.why.find("an atomic needs an 8-byte word aligned in memory") == 0);
+  CHECK(t.use(id, "node-b", 1, grant_op::fetch_add, aligned, 4).st == grant_status::refused);
+  CHECK(t.use(id, "node-b", 1, grant_op::fetch_add, 60, 8).st == grant_status::out_of_range);
+  auto read_only = t.use(ro_id, "node-b", 1, grant_op::fetch_add, 0, 8);
+  CHECK(read_only.st == grant_status::refused);
+  CHECK(read_only.why == "grant 2 does not allow atomics");
+
+  auto swap = encode(grant_request{grant_op::compare_swap, 16, 8, 5, 6});
+  CHECK(swap.size() == grant_swap_size);
+  std::string error;
+  auto back = decode_grant_request(swap, error);
+  REQUIRE(back);
+  CHECK(back->destination == 5);
+  CHECK(back->swap == 6);
+  swap.pop_back();
+  CHECK_FALSE(decode_grant_request(swap, error));
+  CHECK(error == "a grant use of 32 bytes, not 33");
+  auto add = encode(grant_request{grant_op::fetch_add, 16, 8, 1, 0});
+  CHECK(add.size() == grant_request_size);
+}

@@ -29,6 +29,17 @@ std::string about(const std::string& peer) {
   return "node '" + peer + "': ";
 }
 
+// On this thread, with the CPU's own atomics: atomic against the owner's
+// actors' atomics on the same word too (verbs atomics on rxe are not).
+std::uint64_t apply_atomic(const grant_request& r, buffer& word) {
+  auto* p = reinterpret_cast<std::uint64_t*>(word.data());
+  if (r.op == grant_op::fetch_add)
+    return __atomic_fetch_add(p, r.destination, __ATOMIC_SEQ_CST);
+  auto expected = r.destination;
+  __atomic_compare_exchange_n(p, &expected, r.swap, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;  // the word as it was, swapped or not
+}
+
 }  // namespace
 
 // ---- the owner ----------------------------------------------------------------
@@ -76,10 +87,11 @@ std::optional<granted> exchange::take_back(std::uint64_t id) {
 }
 
 void exchange::impl::answer_use(link& l, std::uint64_t op, grant_status st,
-                                const std::string& detail) {
+                                const std::string& detail, std::uint64_t value) {
   outbound_message m;
   m.env.kind = envelope_kind::grant_status;
   m.env.request_id = op;
+  m.env.receiver = value;
   m.env.body = encode(grant_answer{st, detail});
   submit(l, std::move(m));
 }
@@ -105,6 +117,8 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
     ++count.bad_inbound;
     logging::warn(params.node_name, "from node '" + peer + "': " + v.why);
   }
+  if (v.st == grant_status::ok && is_atomic(r->op))
+    return answer_use(l, in.request_id, v.st, v.why, apply_atomic(*r, v.slice));
   if (v.st != grant_status::ok || r->op == grant_op::write || r->length == 0)
     return answer_use(l, in.request_id, v.st, v.why);
   outbound_message m;
@@ -137,20 +151,23 @@ std::uint64_t exchange::next_grant_op() {
 }
 
 void exchange::grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to,
-                            grant_status st, const std::string& detail) {
+                            grant_status st, const std::string& detail, bool atomic) {
   grant_wait w;
   w.status_to = status_to;
+  w.atomic = atomic;
   impl_->grant_done(op, std::move(w), st, detail);
 }
 
 void exchange::impl::grant_done(std::uint64_t op, grant_wait w, grant_status st,
-                                const std::string& detail) {
+                                const std::string& detail, std::uint64_t value) {
   // `then` first: what the initiator sends once it hears goes behind it.
   if (st == grant_status::ok && w.then_to)
     enqueue(w.then_to, w.status_to, caf::make_message_id(), std::move(w.then));
-  if (w.status_to)
-    enqueue(w.status_to, nullptr, caf::make_message_id(),
-            caf::make_message(grant_done_atom::value, op, st, detail));
+  if (!w.status_to)
+    return;
+  enqueue(w.status_to, nullptr, caf::make_message_id(),
+          w.atomic ? caf::make_message(grant_done_atom::value, op, st, detail, value)
+                   : caf::make_message(grant_done_atom::value, op, st, detail));
 }
 
 bool exchange::impl::add_wait(std::uint64_t op, grant_wait w) {
@@ -260,6 +277,31 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
     }
 }
 
+void exchange::atomic_granted(const grant& g, std::uint64_t op, grant_op kind, std::uint64_t offset,
+                              std::uint64_t a, std::uint64_t b,
+                              const caf::strong_actor_ptr& status_to,
+                              const caf::strong_actor_ptr& then_to, const caf::message& then) {
+  auto& x = *impl_;
+  if (auto no = check_claim(g, x.params.node_name, kind, offset, 8))
+    return grant_failed(op, status_to, no->st, no->why, true);
+  auto l = route_to(g.owner);
+  if (!l)
+    return grant_failed(op, status_to, grant_status::dropped,
+                        "node '" + g.owner + "' is not connected", true);
+  grant_wait w{g.owner, l->id(), status_to, then_to, then, std::nullopt, true};
+  if (!x.add_wait(op, std::move(w)))
+    return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), true);
+  outbound_message m;
+  m.env.kind = envelope_kind::grant_use;
+  m.env.receiver = g.id;
+  m.env.request_id = op;
+  m.env.body = encode(grant_request{kind, offset, 8, a, b});
+  if (x.submit(*l, std::move(m)) != link::submitted::queued)
+    if (auto back = x.take_wait(op, l->id()))
+      x.grant_done(op, std::move(*back), grant_status::dropped,
+                   l->where() + ": its queue is full or it is closing");
+}
+
 void exchange::impl::grant_answered(link& l, const envelope& in) {
   const auto& peer = l.peer_name();
   std::string error;
@@ -281,7 +323,8 @@ void exchange::impl::grant_answered(link& l, const envelope& in) {
   if (w->into_map)
     l.unexpose(*w->into_map);
   grant_done(in.request_id, std::move(*w), a->st,
-             a->detail.empty() ? std::string{} : about(peer) + config::printable(a->detail));
+             a->detail.empty() ? std::string{} : about(peer) + config::printable(a->detail),
+             in.receiver);
 }
 
 void exchange::impl::grants_closed(link& l, const std::string& reason) {

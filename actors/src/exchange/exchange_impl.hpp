@@ -65,6 +65,7 @@ struct grant_wait {
   caf::strong_actor_ptr status_to, then_to;
   caf::message then;
   std::optional<std::uint64_t> into_map;  // a read's destination, mapped for the owner
+  bool atomic = false;                    // its status carries the old value
 };
 
 // Uses of grants in flight on one link, at most: the owner answers each
@@ -139,8 +140,10 @@ struct exchange::impl : caf::proxy_registry::backend {
   // Registers a use about to go; false if `max_grant_uses` wait on its link.
   bool add_wait(std::uint64_t op, grant_wait w);
   std::optional<grant_wait> take_wait(std::uint64_t op, std::uint64_t link);
-  void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail);
-  void answer_use(link& l, std::uint64_t op, grant_status st, const std::string& detail);
+  void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail,
+                  std::uint64_t value = 0);
+  void answer_use(link& l, std::uint64_t op, grant_status st, const std::string& detail,
+                  std::uint64_t value = 0);
   // exchange_inbound.cpp
   void deliver(link& l, inbound_message& m);
   void complete(link& l, inbound_message& m);

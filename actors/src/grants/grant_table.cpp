@@ -1,5 +1,6 @@
 #include <riomesh/actors/grants/grant_table.hpp>
 
+#include <cstdint>
 #include <limits>
 
 namespace riomesh::actors {
@@ -13,10 +14,19 @@ grant_verdict refusal(grant_status st, std::string why) {
 }
 
 const char* doing(grant_op op) {
-  return op == grant_op::write ? "writing" : "reading";
+  switch (op) {
+    case grant_op::write:
+      return "writing";
+    case grant_op::read:
+      return "reading";
+    default:
+      return "atomics";
+  }
 }
 
 grant_rights right_of(grant_op op) {
+  if (is_atomic(op))
+    return grant_rights::read_write;
   return op == grant_op::write ? grant_rights::write : grant_rights::read;
 }
 
@@ -43,6 +53,9 @@ std::optional<grant_verdict> check_claim(const grant& g, const std::string& me, 
                    "grant " + id + " of node '" + g.owner + "' does not allow " + doing(op));
   if (beyond(offset, length, g.length))
     return refusal(grant_status::out_of_range, range_text(g.id, offset, length, g.length));
+  if (is_atomic(op) && length != 8)
+    return refusal(grant_status::refused,
+                   "an atomic acts on 8 bytes, not " + std::to_string(length));
   // Map 0 is no map: the connection's receive arena sits there, and a
   // grant's bytes never do.
   if (op == grant_op::write &&
@@ -83,6 +96,12 @@ grant_verdict grant_table::use(std::uint64_t id, const std::string& peer, std::u
                   "grant " + std::to_string(id) + " does not allow " + doing(op));
   if (beyond(offset, length, g.region.size()))
     return refuse(grant_status::out_of_range, range_text(id, offset, length, g.region.size()));
+  if (is_atomic(op) &&
+      (length != 8 || reinterpret_cast<std::uintptr_t>(g.region.data() + offset) % 8 != 0))
+    return refuse(grant_status::refused, "an atomic needs an 8-byte word aligned in memory; " +
+                                             std::to_string(length) + " bytes at offset " +
+                                             std::to_string(offset) + " of grant " +
+                                             std::to_string(id) + " are not one");
   grant_verdict v;
   v.slice = g.region.slice(offset, length);
   if (g.once) {

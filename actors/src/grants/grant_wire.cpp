@@ -12,27 +12,35 @@ std::vector<unsigned char> encode(const grant_request& r) {
   wire::append_le<std::uint64_t>(out, r.offset);
   wire::append_le<std::uint64_t>(out, r.length);
   wire::append_le<std::uint64_t>(out, r.destination);
+  if (r.op == grant_op::compare_swap)
+    wire::append_le<std::uint64_t>(out, r.swap);
   return out;
 }
 
 std::optional<grant_request> decode_grant_request(const std::vector<unsigned char>& body,
                                                   std::string& error) {
-  if (body.size() != grant_request_size) {
-    error = "a grant use of " + std::to_string(body.size()) + " bytes, not " +
-            std::to_string(grant_request_size);
+  if (body.empty()) {
+    error = "an empty grant use";
     return std::nullopt;
   }
   grant_request r;
   auto op = body[0];
-  if (op != static_cast<std::uint8_t>(grant_op::write) &&
-      op != static_cast<std::uint8_t>(grant_op::read)) {
+  if (op < static_cast<std::uint8_t>(grant_op::write) ||
+      op > static_cast<std::uint8_t>(grant_op::compare_swap)) {
     error = "a grant use of unknown kind " + std::to_string(op);
     return std::nullopt;
   }
   r.op = static_cast<grant_op>(op);
+  auto size = r.op == grant_op::compare_swap ? grant_swap_size : grant_request_size;
+  if (body.size() != size) {
+    error = "a grant use of " + std::to_string(body.size()) + " bytes, not " + std::to_string(size);
+    return std::nullopt;
+  }
   r.offset = wire::load_le<std::uint64_t>(body.data() + 1);
   r.length = wire::load_le<std::uint64_t>(body.data() + 9);
   r.destination = wire::load_le<std::uint64_t>(body.data() + 17);
+  if (r.op == grant_op::compare_swap)
+    r.swap = wire::load_le<std::uint64_t>(body.data() + 25);
   if (r.op == grant_op::write && r.destination != 0) {
     error = "a grant write with a destination";
     return std::nullopt;

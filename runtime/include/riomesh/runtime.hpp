@@ -163,6 +163,17 @@ class runtime {
                       const caf::actor& status_to, then_message then = {});
   std::uint64_t read(const grant& g, std::uint64_t offset, buffer into, const caf::actor& status_to,
                      then_message then = {});
+  // Atomics on the 8-byte word at `offset` of a grant with both rights,
+  // aligned to 8 bytes in the owner's memory: the owner's I/O thread adds
+  // `add`, or swaps in `desired` if the word is `expected`, with the CPU's
+  // atomics (so atomic against the owner's own atomics on it too). The
+  // status has the word's old value as a fifth element:
+  // (grant_done_atom, id, grant_status, detail, std::uint64_t old).
+  std::uint64_t fetch_add(const grant& g, std::uint64_t offset, std::uint64_t add,
+                          const caf::actor& status_to, then_message then = {});
+  std::uint64_t compare_swap(const grant& g, std::uint64_t offset, std::uint64_t expected,
+                             std::uint64_t desired, const caf::actor& status_to,
+                             then_message then = {});
 
   // Counters of this node and of each connection.
   node_stats stats();

@@ -56,7 +56,8 @@ enum class envelope_kind : std::uint8_t {
   node_info = 15,
   // Remote memory grants (grants/grant_wire.hpp), no descriptors: a use of
   // a grant (receiver: the grant's id; request id: the holder's operation)
-  // and the owner's answer to it (request id: that operation).
+  // and the owner's answer to it (request id: that operation; receiver: an
+  // atomic's old value).
   grant_use = 16,
   grant_status = 17,
 };

@@ -107,9 +107,15 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   void read_granted(link& l, const grant& g, std::uint64_t op, std::uint64_t offset, buffer into,
                     const caf::strong_actor_ptr& status_to, const caf::strong_actor_ptr& then_to,
                     const caf::message& then);
+  // Fetch-and-add (`a` the addend) or compare-and-swap (`a` expected, `b`
+  // swapped in) on the 8-byte word at `offset`, done by the owner's I/O
+  // thread; the status carries the word's old value as a fifth element.
+  void atomic_granted(const grant& g, std::uint64_t op, grant_op kind, std::uint64_t offset,
+                      std::uint64_t a, std::uint64_t b, const caf::strong_actor_ptr& status_to,
+                      const caf::strong_actor_ptr& then_to, const caf::message& then);
   // A use that cannot start: its status, at once.
   void grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to, grant_status st,
-                    const std::string& detail);
+                    const std::string& detail, bool atomic = false);
 
   // ---- the tables (the directory actor, any thread) -------------------------
   bool publish(const std::string& name, const caf::strong_actor_ptr& who, std::string interface);

@@ -16,7 +16,11 @@
 
 namespace riomesh::actors {
 
-enum class grant_op : std::uint8_t { write = 1, read = 2 };
+// Atomics act on one 8-byte word, aligned in memory, and need both rights.
+enum class grant_op : std::uint8_t { write = 1, read = 2, fetch_add = 3, compare_swap = 4 };
+constexpr bool is_atomic(grant_op op) {
+  return op == grant_op::fetch_add || op == grant_op::compare_swap;
+}
 
 struct granted {
   std::string holder;

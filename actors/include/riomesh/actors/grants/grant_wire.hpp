@@ -15,15 +15,19 @@
 namespace riomesh::actors {
 
 // u8 op, u64 offset, u64 length, u64 destination (a read: where in the
-// holder's maps the bytes go; a write: 0).
+// holder's maps the bytes go; a write: 0; fetch-and-add: the addend;
+// compare-and-swap: the value expected), and for compare-and-swap only
+// u64 the value to swap in.
 struct grant_request {
   grant_op op = grant_op::write;
-  std::uint64_t offset = 0, length = 0, destination = 0;
+  std::uint64_t offset = 0, length = 0, destination = 0, swap = 0;
 };
 constexpr std::size_t grant_request_size = 25;
+constexpr std::size_t grant_swap_size = 33;
 
 // u8 status, then the detail as text (the owner's words: printable only
-// once escaped).
+// once escaped). An atomic's old value goes in the envelope's receiver
+// field, which an answer has no other use for.
 struct grant_answer {
   grant_status st = grant_status::ok;
   std::string detail;
