@@ -1,5 +1,7 @@
 #include "cluster.hpp"
 
+#include <random>
+
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
@@ -8,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -144,6 +147,43 @@ void add_test_types(caf::actor_system_config& cfg) {
 
 std::unique_ptr<runtime> start_node(const config::settings& s) {
   return std::make_unique<runtime>(s, add_test_types);
+}
+
+// `total` bytes gathered from random pieces (1 byte and up, at random
+// offsets) of a pool buffer, of user memory and of heap copies, filled
+// with the bytes of `reference` at their places.
+buffer scattered(runtime& rt, const buffer& reference, std::mt19937& rng,
+                 std::vector<std::vector<unsigned char>>& user_memory) {
+  std::vector<buffer> pieces;
+  std::size_t at = 0, pool_at = 0;
+  // Pool pieces never overlap: each skips at most its own size.
+  auto pool = rt.allocate(2 * reference.size());
+  while (at < reference.size()) {
+    std::size_t left = reference.size() - at;
+    std::size_t n = std::uniform_int_distribution<std::size_t>(
+        1, std::max<std::size_t>(1, reference.size() / 7))(rng);
+    n = std::min(n, left);
+    buffer piece;
+    switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+      case 0: {  // a slice of the pool buffer at an odd place
+        pool_at += std::uniform_int_distribution<std::size_t>(0, std::min<std::size_t>(7, n))(rng);
+        piece = pool.slice(pool_at, n);
+        pool_at += n;
+        break;
+      }
+      case 1: {
+        user_memory.emplace_back(n);
+        piece = buffer::wrap(user_memory.back().data(), n, nullptr);
+        break;
+      }
+      default:
+        piece = buffer::heap(n);
+    }
+    std::memcpy(piece.data(), reference.data() + at, n);
+    pieces.push_back(piece);
+    at += n;
+  }
+  return buffer::gather(std::move(pieces));
 }
 
 }  // namespace riomesh::test

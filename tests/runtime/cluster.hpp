@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -145,6 +146,12 @@ inline caf::expected<std::uint64_t> expose_once_connected(runtime& rt, const std
                                                           const buffer& b) {
   return once_connected([&] { return rt.expose(peer, b); });
 }
+
+// `reference`'s bytes in a buffer gathered from random pieces (1 byte and
+// up, at random offsets) of a pool buffer, of user memory (kept in
+// `user_memory`) and of heap copies.
+buffer scattered(runtime& rt, const buffer& reference, std::mt19937& rng,
+                 std::vector<std::vector<unsigned char>>& user_memory);
 
 // The error of `x` rendered, or "" if it holds a value (doctest may
 // stringify a message even when the check passes).

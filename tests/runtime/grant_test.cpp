@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -55,7 +56,7 @@ caf::actor spawn_witness(runtime& rt, buffer region) {
         [region, counts](witness_atom, std::uint64_t offset, std::uint64_t length,
                          std::uint64_t sum) {
           ++counts->first;
-          if (checksum(region.slice(offset, length)) == sum)
+          if (checksum(region.slice(offset, length).flatten()) == sum)
             ++counts->second;
         },
         [counts](tally_atom) { return caf::make_message(counts->first, counts->second); },
@@ -106,6 +107,47 @@ void check_untouched_outside(const lent_region& l) {
   CHECK(std::memcmp(l.region.data(), l.reference.data(), l.region.size()) == 0);
 }
 
+// `rounds` writes and reads of `g` at random ranges, 1 byte to the whole
+// grant, against `reference` (kept up to date): each write's then message
+// is judged by `witness` (spawn_witness), each read is compared, and reads
+// land in buffers `into_of(length)` gives.
+void exercise(runtime& holder, caf::scoped_actor& self, const grant& g, buffer& reference,
+              std::mt19937& rng, int rounds, const caf::actor& witness,
+              const std::function<buffer(std::size_t)>& into_of) {
+  auto size = reference.size();
+  auto me = caf::actor_cast<caf::actor>(self);
+  std::uint64_t writes = 0;
+  for (int i = 0; i < rounds; ++i) {
+    // Lengths spread over the magnitudes.
+    auto bits = std::uniform_int_distribution<int>(0, 22)(rng);
+    std::size_t length = std::uniform_int_distribution<std::size_t>(
+        1, std::min<std::size_t>(size, std::size_t{1} << bits))(rng);
+    std::size_t offset = std::uniform_int_distribution<std::size_t>(0, size - length)(rng);
+    CAPTURE(i);
+    CAPTURE(offset);
+    CAPTURE(length);
+    if (std::uniform_int_distribution<int>(0, 1)(rng) == 0) {
+      auto data = random_bytes(holder, length, rng);
+      std::memcpy(reference.data() + offset, data.data(), length);
+      auto op = holder.write(g, offset, data, me,
+                             {witness, caf::make_message(witness_atom::value, std::uint64_t{offset},
+                                                         std::uint64_t{length}, checksum(data))});
+      auto got = status_of(self, op);
+      REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
+      ++writes;
+      // From the same sender, after the then message: it has been judged.
+      auto [told, found] = tally(self, witness);
+      CHECK(told == writes);
+      CHECK(found == writes);
+    } else {
+      auto into = into_of(length);
+      auto got = status_of(self, holder.read(g, offset, into, me));
+      REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
+      CHECK(std::memcmp(into.flatten().data(), reference.data() + offset, length) == 0);
+    }
+  }
+}
+
 caf::expected<grant> grant_once_connected(runtime& owner, const std::string& holder,
                                           const buffer& region, grant_rights rights,
                                           bool once = false) {
@@ -151,39 +193,77 @@ TEST_CASE_FIXTURE(two_nodes,
   a->publish(spawn_witness(*a, l.region), "witness");
   auto witness = once_connected([&] { return b->remote_actor("node-a", "witness"); });
   REQUIRE(witness);
-  std::uint64_t writes = 0;
-  for (int i = 0; i < 60; ++i) {
-    // Lengths from 1 byte to the whole grant, spread over the magnitudes.
-    auto bits = std::uniform_int_distribution<int>(0, 22)(rng);
-    std::size_t length = std::uniform_int_distribution<std::size_t>(
-        1, std::min<std::size_t>(size, std::size_t{1} << bits))(rng);
-    std::size_t offset = std::uniform_int_distribution<std::size_t>(0, size - length)(rng);
-    CAPTURE(i);
-    CAPTURE(offset);
-    CAPTURE(length);
-    if (std::uniform_int_distribution<int>(0, 1)(rng) == 0) {
-      auto data = random_bytes(*b, length, rng);
-      std::memcpy(l.reference.data() + offset, data.data(), length);
-      auto op = b->write(g, offset, data, caf::actor_cast<caf::actor>(self),
-                         {*witness, caf::make_message(witness_atom::value, std::uint64_t{offset},
-                                                      std::uint64_t{length}, checksum(data))});
-      auto got = status_of(self, op);
-      REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
-      ++writes;
-      // From the same sender, after the then message: it has been judged.
-      auto [told, found] = tally(self, *witness);
-      CHECK(told == writes);
-      CHECK(found == writes);
-    } else {
-      auto into = b->allocate(length);
-      auto op = b->read(g, offset, into, caf::actor_cast<caf::actor>(self));
-      auto got = status_of(self, op);
-      REQUIRE_MESSAGE(got.st == grant_status::ok, to_string(got.st), ": ", got.detail);
-      CHECK(std::memcmp(into.data(), l.reference.data() + offset, length) == 0);
-    }
-  }
+  exercise(*b, self, g, l.reference, rng, 60, *witness,
+           [&](std::size_t n) { return b->allocate(n); });
   check_untouched_outside(l);
   CHECK(b->stats().node.payload_copied_out == 0);
+}
+
+TEST_CASE(
+    "grant: a grant over scatter-gather pieces is one offset space: writes, reads and "
+    "atomics split at piece ends, against a flat reference") {
+  // Each piece is a map of its own, and takes one of the peer's slots.
+  auto sb = node_settings("node-b");
+  sb.channel.iomap_size = 128;
+  auto b = start_node(sb);
+  auto sa = node_settings("node-a", {{"node-b", b->port()}});
+  sa.channel.iomap_size = 128;
+  auto a = start_node(sa);
+  auto seed = std::random_device{}();
+  MESSAGE("seed ", seed, " on ", fabric_under_test());
+  std::mt19937 rng(seed);
+  std::vector<std::vector<unsigned char>> user_memory;
+  const std::size_t size = (1u << 20) + 777;
+  auto reference = buffer::heap(size);
+  fill(reference, seed);
+  auto region = scattered(*a, reference, rng, user_memory);
+  REQUIRE(region.pieces().size() > 1);
+  auto g = grant_once_connected(*a, "node-b", region, grant_rights::read_write);
+  REQUIRE_MESSAGE(g, error_text(*a, g));
+  a->publish(spawn_witness(*a, region), "witness");
+  auto witness = once_connected([&] { return b->remote_actor("node-a", "witness"); });
+  REQUIRE(witness);
+  caf::scoped_actor self{b->system()};
+  std::vector<std::vector<unsigned char>> holder_memory;
+  // Reads land in gathered buffers of the holder's too.
+  exercise(*b, self, *g, reference, rng, 60, *witness, [&](std::size_t n) {
+    auto zeros = buffer::heap(n);
+    std::memset(zeros.data(), 0, n);
+    return scattered(*b, zeros, rng, holder_memory);
+  });
+  CHECK(std::memcmp(region.flatten().data(), reference.data(), size) == 0);
+  // An atomic on a word inside one piece works; across two it is refused.
+  std::size_t at = 0;
+  std::optional<std::size_t> inside, across;
+  for (const auto& p : region.pieces()) {
+    for (std::size_t k = 0; k + 8 <= p.size() && !inside; ++k)
+      if (reinterpret_cast<std::uintptr_t>(p.data() + k) % 8 == 0)
+        inside = at + k;
+    if (!across && at >= 4)
+      across = at - 4;
+    at += p.size();
+  }
+  REQUIRE(inside);
+  REQUIRE(across);
+  auto me = caf::actor_cast<caf::actor>(self);
+  auto op = b->fetch_add(*g, *inside, 5, me);
+  self->receive(
+      [&](grant_done_atom, std::uint64_t id, grant_status st, std::string& detail,
+          std::uint64_t old) {
+        CHECK(id == op);
+        CHECK_MESSAGE(st == grant_status::ok, detail);
+        std::uint64_t was = 0;
+        std::memcpy(&was, reference.data() + *inside, 8);
+        CHECK(old == was);
+      },
+      caf::after(30s) >> [] { FAIL("no status"); });
+  op = b->fetch_add(*g, *across, 5, me);
+  self->receive(
+      [&](grant_done_atom, std::uint64_t id, grant_status st, std::string&, std::uint64_t) {
+        CHECK(id == op);
+        CHECK(st == grant_status::refused);
+      },
+      caf::after(30s) >> [] { FAIL("no status"); });
 }
 
 TEST_CASE_FIXTURE(two_nodes,

@@ -16,47 +16,6 @@ using namespace riomesh;
 using namespace riomesh::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-// `total` bytes gathered from random pieces (1 byte and up, at random
-// offsets) of a pool buffer, of user memory and of heap copies, filled
-// with the bytes of `reference` at their places.
-buffer scattered(runtime& rt, const buffer& reference, std::mt19937& rng,
-                 std::vector<std::vector<unsigned char>>& user_memory) {
-  std::vector<buffer> pieces;
-  std::size_t at = 0, pool_at = 0;
-  // Pool pieces never overlap: each skips at most its own size.
-  auto pool = rt.allocate(2 * reference.size());
-  while (at < reference.size()) {
-    std::size_t left = reference.size() - at;
-    std::size_t n = std::uniform_int_distribution<std::size_t>(
-        1, std::max<std::size_t>(1, reference.size() / 7))(rng);
-    n = std::min(n, left);
-    buffer piece;
-    switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
-      case 0: {  // a slice of the pool buffer at an odd place
-        pool_at += std::uniform_int_distribution<std::size_t>(0, std::min<std::size_t>(7, n))(rng);
-        piece = pool.slice(pool_at, n);
-        pool_at += n;
-        break;
-      }
-      case 1: {
-        user_memory.emplace_back(n);
-        piece = buffer::wrap(user_memory.back().data(), n, nullptr);
-        break;
-      }
-      default:
-        piece = buffer::heap(n);
-    }
-    std::memcpy(piece.data(), reference.data() + at, n);
-    pieces.push_back(piece);
-    at += n;
-  }
-  return buffer::gather(std::move(pieces));
-}
-
-}  // namespace
-
 TEST_CASE(
     "scatter-gather: buffers gathered from random pieces of every origin arrive whole and in "
     "order, sent without a copy, beyond the arena too") {
@@ -91,7 +50,8 @@ TEST_CASE(
 
 TEST_CASE_FIXTURE(two_nodes,
                   "scatter-gather: a direct write of a gathered buffer lands contiguous in the "
-                  "memory the peer exposed, and a gathered buffer cannot itself be exposed") {
+                  "memory the peer exposed, and a gathered buffer exposed takes writes across "
+                  "its pieces") {
   auto region = b->allocate(1 << 20);
   std::fill(region.begin(), region.end(), 0);
   auto reader = spawn_fn(b->system(), [region](caf::event_based_actor*) -> caf::behavior {
@@ -112,8 +72,20 @@ TEST_CASE_FIXTURE(two_nodes,
   self->request(*r, 10s, sum_atom::value)
       .receive([&](std::uint64_t sum) { CHECK(sum == checksum(reference)); },
                [&](caf::error& e) { FAIL(a->system().render(e)); });
-  auto refused = b->expose("node-a", buffer::gather({region.slice(0, 10), region.slice(20, 10)}));
-  REQUIRE_FALSE(refused);
-  CHECK(b->system().render(refused.error()).find("gathered buffer (2 pieces)") !=
-        std::string::npos);
+  // A gathered buffer exposed is one offset space over its pieces: a write
+  // across it splits where they end.
+  auto joined =
+      b->expose("node-a", buffer::gather({region.slice(3, 10), region.slice(600000, 100)}));
+  REQUIRE_MESSAGE(joined, error_text(*b, joined));
+  auto across = buffer::heap(110);
+  fill(across, 4);
+  a->write("node-b", *joined, across, caf::actor_cast<caf::actor>(self));
+  self->request(*r, 10s, sum_atom::value)  // behind the write
+      .receive([](std::uint64_t) {}, [&](caf::error& e) { FAIL(a->system().render(e)); });
+  CHECK(std::memcmp(region.data() + 3, across.data(), 10) == 0);
+  CHECK(std::memcmp(region.data() + 600000, across.data() + 10, 100) == 0);
+  CHECK(region.data()[2] == 0);
+  CHECK(region.data()[13] == 0);
+  CHECK(region.data()[600100] == 0);
+  CHECK(b->unexpose("node-a", *joined));
 }

@@ -47,8 +47,8 @@ std::uint64_t apply_atomic(const grant_request& r, buffer& word) {
 std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights, bool once,
                                     std::string& error) {
   auto& x = *impl_;
-  if (region.empty() || region.gathered()) {
-    error = region.empty() ? "an empty buffer" : "a buffer gathered from pieces";
+  if (region.empty()) {
+    error = "an empty buffer";
     return std::nullopt;
   }
   if (rights == 0 || (rights & ~static_cast<std::uint8_t>(grant_rights::read_write)) != 0) {
@@ -252,10 +252,9 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
     if (l.finished())
       return grant_failed(op, status_to, grant_status::dropped,
                           l.where() + ": the connection ended before the read could go");
-    if (into.gathered() || !l.expose(into, map, error))
+    if (!l.expose(into, map, error))
       return grant_failed(op, status_to, grant_status::refused,
-                          "cannot map the destination for node '" + g.owner +
-                              "': " + (into.gathered() ? "it is gathered from pieces" : error));
+                          "cannot map the destination for node '" + g.owner + "': " + error);
     dest = map;
   }
   if (!x.add_wait(op, grant_wait{g.owner, l.id(), status_to, then_to, then, dest})) {

@@ -96,14 +96,15 @@ grant_verdict grant_table::use(std::uint64_t id, const std::string& peer, std::u
                   "grant " + std::to_string(id) + " does not allow " + doing(op));
   if (beyond(offset, length, g.region.size()))
     return refuse(grant_status::out_of_range, range_text(id, offset, length, g.region.size()));
-  if (is_atomic(op) &&
-      (length != 8 || reinterpret_cast<std::uintptr_t>(g.region.data() + offset) % 8 != 0))
+  grant_verdict v;
+  v.slice = g.region.slice(offset, length);
+  // A word across two pieces of a gathered region is no word.
+  if (is_atomic(op) && (length != 8 || v.slice.gathered() ||
+                        reinterpret_cast<std::uintptr_t>(v.slice.data()) % 8 != 0))
     return refuse(grant_status::refused, "an atomic needs an 8-byte word aligned in memory; " +
                                              std::to_string(length) + " bytes at offset " +
                                              std::to_string(offset) + " of grant " +
                                              std::to_string(id) + " are not one");
-  grant_verdict v;
-  v.slice = g.region.slice(offset, length);
   if (g.once) {
     v.unmap = g.map;
     live_.erase(it);

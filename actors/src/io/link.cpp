@@ -353,6 +353,9 @@ void link::drop(const std::string& reason) {
   close(reason, false);
 }
 
+// A gathered buffer is mapped piece by piece at consecutive offsets: one
+// offset space for the peer, whose writes split at the pieces' ends as
+// they split at any map's end.
 bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
   if (closed_ || !core_) {
     error = where_ + ": connection not ready";
@@ -362,21 +365,27 @@ bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
     error = where_ + ": an empty buffer cannot be mapped";
     return false;
   }
-  if (b.gathered()) {
-    error = where_ + ": a gathered buffer (" + std::to_string(b.pieces().size()) +
-            " pieces) cannot be mapped as one; map its pieces";
-    return false;
+  std::vector<buffer> pieces = b.gathered() ? b.pieces() : std::vector<buffer>{b};
+  std::uint64_t at = next_map_;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    auto r = ch_->map(pieces[i].data(), pieces[i].size(), at);
+    if (r.st != channels::status::ok) {
+      for (std::size_t j = 0; j < i; ++j) {
+        at -= pieces[i - 1 - j].size();
+        ch_->unmap(at);
+      }
+      error = where_ + ": cannot map " + std::to_string(pieces[i].size()) + " bytes" +
+              (pieces.size() > 1
+                   ? " (piece " + std::to_string(i) + " of " + std::to_string(pieces.size()) + ")"
+                   : std::string{}) +
+              ": " + engine::to_string(r.st) + " (channel.iomap_size?)";
+      return false;
+    }
+    at += pieces[i].size();
   }
-  auto r = ch_->map(b.data(), b.size(), next_map_);
-  if (r.st == channels::status::ok)
-    next_map_ += (b.size() + 4095) & ~std::uint64_t{4095};
-  if (r.st != channels::status::ok) {
-    error = where_ + ": cannot map " + std::to_string(b.size()) +
-            " bytes: " + engine::to_string(r.st) + " (channel.iomap_size?)";
-    return false;
-  }
-  exposed_[r.offset] = std::move(b);
-  offset = r.offset;
+  offset = next_map_;
+  next_map_ += (b.size() + 4095) & ~std::uint64_t{4095};
+  exposed_[offset] = std::move(b);
   return true;
 }
 
@@ -384,7 +393,14 @@ bool link::unexpose(std::uint64_t offset) {
   auto it = exposed_.find(offset);
   if (it == exposed_.end() || closed_)
     return false;
-  ch_->unmap(offset);
+  if (it->second.gathered()) {
+    for (const auto& p : it->second.pieces()) {
+      ch_->unmap(offset);
+      offset += p.size();
+    }
+  } else {
+    ch_->unmap(offset);
+  }
   exposed_.erase(it);
   return true;
 }

@@ -44,6 +44,14 @@ bool rdma_channel::expose(void* base, std::size_t n, exposure& out, std::string&
 bool rdma_channel::bind(exposure& x, std::string& error) {
   if (!x.mw)
     return true;
+  // A gathered buffer maps piece by piece, a window each: the queue has
+  // room for bind_slots binds, and binds complete at once, so take in the
+  // earlier ones' completions first.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(params_.timeout_ms);
+  while (binds_in_flight_ >= bind_slots && std::chrono::steady_clock::now() < deadline) {
+    if (!poll_completions())
+      std::this_thread::yield();
+  }
   if (binds_in_flight_ >= bind_slots) {
     error = "more than " + std::to_string(bind_slots) + " memory window binds at once";
     return false;
