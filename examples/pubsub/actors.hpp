@@ -39,6 +39,7 @@ struct subscriber_config {
   broker_address broker;
   std::string topic = "ticks";
   std::uint64_t publishers = 1;  // done when each has sent its last sample
+  bool pull = false;             // read each payload by grant instead of having it pushed
   std::chrono::nanoseconds report_interval = std::chrono::seconds(1);
 };
 

@@ -21,6 +21,7 @@ namespace {
 struct member {
   caf::actor who;
   std::string name;
+  std::string pull_node;  // the node it pulls from us on; empty: pushed to
 };
 
 struct broker_state {
@@ -69,23 +70,60 @@ caf::result<std::uint64_t> post(broker_ptr self, sample& s) {
   for (const auto& m : members) {
     auto name = m.name;
     auto who = m.who.address();
-    self->request(m.who, std::chrono::seconds(30), deliver_atom::value, s)
+    auto taken = [=](std::uint64_t) {
+      ++self->state.deliveries;
+      ++f->reached;
+      f->one_done();
+    };
+    auto failed = [=](caf::error& e) {
+      ++self->state.failures;
+      auto why = self->system().render(e);
+      say(self, "delivery_failed", {{"name", name}, {"reason", why}});
+      if (peer_gone(e))
+        drop(self, who, why);
+      f->one_done();
+    };
+    if (m.pull_node.empty()) {
+      self->request(m.who, std::chrono::seconds(30), deliver_atom::value, s).then(taken, failed);
+      continue;
+    }
+    // Lent for one read, from where the post was placed: the subscriber's
+    // node fetches the bytes, and the grant ends with that.
+    auto offer = s;
+    offer.payload = riomesh::buffer{};
+    auto to = m.who;
+    self->request(st.rt->iomap_manager(), std::chrono::seconds(10), riomesh::grant_atom::value,
+                  m.pull_node, s.payload, static_cast<std::uint8_t>(riomesh::grant_rights::read),
+                  true)
         .then(
-            [=](std::uint64_t) {
-              ++self->state.deliveries;
-              ++f->reached;
-              f->one_done();
+            [=](riomesh::grant& g) {
+              self->request(to, std::chrono::seconds(30), offer_atom::value, offer, g)
+                  .then(taken, failed);
             },
-            [=](caf::error& e) {
-              ++self->state.failures;
-              auto why = self->system().render(e);
-              say(self, "delivery_failed", {{"name", name}, {"reason", why}});
-              if (peer_gone(e))
-                drop(self, who, why);
-              f->one_done();
-            });
+            failed);
   }
   return f->rp;
+}
+
+caf::result<std::uint64_t> join(broker_ptr self, const std::string& topic, const std::string& name,
+                                const std::string& pull_node) {
+  auto who = caf::actor_cast<caf::actor>(self->current_sender());
+  if (!who)
+    return caf::sec::invalid_argument;
+  auto& members = self->state.topics[topic];
+  bool known = false;
+  for (const auto& m : members)
+    known = known || m.who == who;
+  if (!known) {
+    members.push_back({who, name, pull_node});
+    self->monitor(who);
+    say(self, "subscriber_joined",
+        {{"name", name},
+         {"topic", topic},
+         {"subscribers", std::to_string(members.size())},
+         {"delivery", pull_node.empty() ? "push" : "pull"}});
+  }
+  return std::uint64_t{members.size()};
 }
 
 caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
@@ -97,22 +135,11 @@ caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
   say(self, "ready");
   self->delayed_send(self, self->state.cfg.report_interval, tick_atom::value);
   return {
-      [=](subscribe_atom, const std::string& topic,
-          const std::string& name) -> caf::result<std::uint64_t> {
-        auto who = caf::actor_cast<caf::actor>(self->current_sender());
-        if (!who)
-          return caf::sec::invalid_argument;
-        auto& members = self->state.topics[topic];
-        bool known = false;
-        for (const auto& m : members)
-          known = known || m.who == who;
-        if (!known) {
-          members.push_back({who, name});
-          self->monitor(who);
-          say(self, "subscriber_joined",
-              {{"name", name}, {"topic", topic}, {"subscribers", std::to_string(members.size())}});
-        }
-        return std::uint64_t{members.size()};
+      [=](subscribe_atom, const std::string& topic, const std::string& name)
+          -> caf::result<std::uint64_t> { return join(self, topic, name, {}); },
+      [=](subscribe_atom, const std::string& topic, const std::string& name,
+          const std::string& node) -> caf::result<std::uint64_t> {
+        return join(self, topic, name, node);
       },
       [=](subscribers_atom, const std::string& topic) {
         return std::uint64_t{self->state.topics[topic].size()};

@@ -3,6 +3,11 @@
 //   subscriber -> broker      (subscribe_atom, topic, name)    -> subscribers of topic
 //   anyone     -> broker      (subscribers_atom, topic)        -> subscribers of topic
 //   broker     -> subscriber  (deliver_atom, sample)           -> seq (an ack)
+// A subscriber that pulls (pull: true) subscribes with its node's name,
+//   subscriber -> broker      (subscribe_atom, topic, name, node)
+// and is offered each sample without its payload, with a use-once grant
+// to read the payload from where the broker's node holds it:
+//   broker     -> subscriber  (offer_atom, sample, grant)       -> seq (an ack)
 // Acks make the flow control: a publisher keeps a window of posts open, and
 // the broker answers a post when every subscriber has taken it.
 #pragma once
@@ -24,6 +29,7 @@ using deliver_atom = caf::atom_constant<caf::atom("ps_deliver")>;
 using tick_atom = caf::atom_constant<caf::atom("ps_tick")>;
 using retry_atom = caf::atom_constant<caf::atom("ps_retry")>;
 using pace_atom = caf::atom_constant<caf::atom("ps_pace")>;
+using offer_atom = caf::atom_constant<caf::atom("ps_offer")>;
 
 // One published message. The payload is a pool buffer: placed into the
 // broker's arena, and from there into each subscriber's, without a copy.

@@ -33,6 +33,14 @@ struct subscriber_state {
   std::map<std::string, stream_position> streams;
   std::uint64_t messages = 0, bytes = 0, gaps = 0, duplicates = 0, bad = 0;
   std::uint64_t last_messages = 0;
+  // Pulling: each offer's read in flight, by operation id, with the offer
+  // and the promise of its ack.
+  struct pull {
+    sample offer;
+    caf::response_promise ack;
+  };
+  std::map<std::uint64_t, pull> pulls;
+  std::uint64_t pulled = 0;
   clock::time_point first, last;
   latency_record latency;
   static inline const char* name = "pubsub.subscriber";
@@ -49,16 +57,19 @@ void find(subscriber_ptr self);
 void subscribe(subscriber_ptr self) {
   auto& st = self->state;
   auto broker = st.broker;
-  self->request(broker, std::chrono::seconds(5), subscribe_atom::value, st.cfg.topic, st.cfg.name)
-      .then(
-          [=](std::uint64_t n) {
-            say(self, "subscribed",
-                {{"topic", self->state.cfg.topic}, {"subscribers", std::to_string(n)}});
-          },
-          [=](caf::error&) {
-            if (self->state.broker == broker)
-              self->delayed_send(self, std::chrono::milliseconds(250), retry_atom::value);
-          });
+  auto asked = st.cfg.pull ? self->request(broker, std::chrono::seconds(5), subscribe_atom::value,
+                                           st.cfg.topic, st.cfg.name, st.rt->node_name())
+                           : self->request(broker, std::chrono::seconds(5), subscribe_atom::value,
+                                           st.cfg.topic, st.cfg.name);
+  asked.then(
+      [=](std::uint64_t n) {
+        say(self, "subscribed",
+            {{"topic", self->state.cfg.topic}, {"subscribers", std::to_string(n)}});
+      },
+      [=](caf::error&) {
+        if (self->state.broker == broker)
+          self->delayed_send(self, std::chrono::milliseconds(250), retry_atom::value);
+      });
 }
 
 void find(subscriber_ptr self) {
@@ -161,6 +172,36 @@ caf::behavior subscriber(subscriber_ptr self, riomesh::runtime* rt, subscriber_c
   self->delayed_send(self, self->state.cfg.report_interval, tick_atom::value);
   return {
       [=](deliver_atom, const sample& s) { return take(self, s); },
+      [=](offer_atom, sample& offer, const riomesh::grant& g) -> caf::result<std::uint64_t> {
+        auto& st = self->state;
+        auto into = st.rt->allocate(g.length);
+        auto ack = self->make_response_promise();
+        auto op = st.rt->read(g, 0, into, caf::actor_cast<caf::actor>(self));
+        offer.payload = std::move(into);
+        st.pulls.emplace(op, subscriber_state::pull{std::move(offer), ack});
+        return caf::delegated<std::uint64_t>{};
+      },
+      [=](riomesh::grant_done_atom, std::uint64_t op, riomesh::grant_status status,
+          const std::string& detail) {
+        auto& st = self->state;
+        auto it = st.pulls.find(op);
+        if (it == st.pulls.end())
+          return;
+        auto p = std::move(it->second);
+        st.pulls.erase(it);
+        if (status == riomesh::grant_status::ok) {
+          if (st.pulled++ == 0)
+            say(self, "pulling", {{"seq", std::to_string(p.offer.seq)}});
+          return p.ack.deliver(take(self, p.offer));
+        }
+        say(self, "pull_failed",
+            {{"seq", std::to_string(p.offer.seq)},
+             {"status", riomesh::to_string(status)},
+             {"reason", detail}});
+        p.ack.deliver(riomesh::make_error(riomesh::errc::refused,
+                                          "pulling sample " + std::to_string(p.offer.seq) + ": " +
+                                              riomesh::to_string(status) + ": " + detail));
+      },
       [=](retry_atom) {
         if (self->state.broker)
           subscribe(self);

@@ -52,6 +52,7 @@ void add_types(riomesh::actor_registry& registry) {
                [](actor_params& p) -> riomesh::actor_registry::spawner {
                  auto c = client_of<subscriber_config>(p);
                  c.publishers = p.count("publishers", c.publishers, 1, 100000);
+                 c.pull = p.flag("pull", c.pull);
                  return [c](riomesh::runtime& rt) { return spawn_subscriber(rt, c); };
                });
 }

@@ -280,6 +280,10 @@ const caf::actor& runtime::admin() const {
   return impl_->admin;
 }
 
+const caf::actor& runtime::iomap_manager() const {
+  return impl_->iomap_manager;
+}
+
 const std::string& runtime::fabric() const {
   return impl_->fabric;
 }

@@ -576,3 +576,39 @@ TEST_CASE(
       },
       caf::after(30s) >> [] { FAIL("no status"); });
 }
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "grant: more reads in flight than the owner has map slots for wait for one, "
+                  "and all end well") {
+  std::mt19937 rng(21);
+  auto l = lend_setup(*a, 1 << 20, rng);
+  auto g = grant_once_connected(*a, "node-b", l.region, grant_rights::read);
+  REQUIRE(g);
+  a->publish(spawn_sink(a->system()), "sink");
+  REQUIRE(once_connected([&] { return b->remote_actor("node-a", "sink"); }));
+  caf::scoped_actor self{b->system()};
+  auto me = caf::actor_cast<caf::actor>(self);
+  // 16 slots (channel.iomap_size): 60 reads of 16 KiB each at once.
+  std::map<std::uint64_t, std::pair<buffer, std::size_t>> reads;
+  for (std::size_t k = 0; k < 60; ++k) {
+    auto into = b->allocate(16 << 10);
+    auto offset = k * (16 << 10);
+    reads.emplace(b->read(*g, offset, into, me), std::make_pair(into, offset));
+  }
+  for (std::size_t k = 0; k < 60; ++k) {
+    self->receive(
+        [&](grant_done_atom, std::uint64_t op, grant_status st, std::string& detail) {
+          REQUIRE_MESSAGE(st == grant_status::ok, to_string(st), ": ", detail);
+          auto it = reads.find(op);
+          REQUIRE(it != reads.end());
+          CHECK(std::memcmp(it->second.first.data(), l.reference.data() + it->second.second,
+                            16 << 10) == 0);
+          reads.erase(it);
+        },
+        caf::after(60s) >> [] { FAIL("no status"); });
+  }
+  CHECK(reads.empty());
+  // All destinations were given back.
+  for (const auto& [peer, c] : b->stats().peers)
+    CHECK(c.exposed_maps == 0);
+}

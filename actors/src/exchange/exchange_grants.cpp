@@ -245,6 +245,15 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
   auto& x = *impl_;
   if (auto no = check_claim(g, x.params.node_name, grant_op::read, offset, into.size()))
     return grant_failed(op, status_to, no->st, no->why);
+  parked_read read{g, op, offset, into, status_to, then_to, then};
+  auto& parked = x.parked_reads[l.id()];
+  // Behind reads that wait already: in order.
+  if (!parked.empty() && !x.unparking) {
+    if (parked.size() >= max_grant_uses)
+      return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
+    parked.push_back(std::move(read));
+    return;
+  }
   std::optional<std::uint64_t> dest;
   if (!into.empty()) {
     std::uint64_t map = 0;
@@ -252,9 +261,16 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
     if (l.finished())
       return grant_failed(op, status_to, grant_status::dropped,
                           l.where() + ": the connection ended before the read could go");
-    if (!l.expose(into, map, error))
+    if (!l.expose(into, map, error)) {
+      // The peer's map slots are taken, by our own reads among others:
+      // wait for one of those to end.
+      if (x.reads_in_flight(l.id()) > 0 && parked.size() < max_grant_uses) {
+        parked.push_front(std::move(read));
+        return;
+      }
       return grant_failed(op, status_to, grant_status::refused,
                           "cannot map the destination for node '" + g.owner + "': " + error);
+    }
     dest = map;
   }
   if (!x.add_wait(op, grant_wait{g.owner, l.id(), status_to, then_to, then, dest})) {
@@ -318,15 +334,55 @@ void exchange::impl::grant_answered(link& l, const envelope& in) {
                                                ", which this node did not ask it for");
   }
   // A read's bytes are in place (they came ahead of this): the owner may
-  // not write there any more.
-  if (w->into_map)
+  // not write there any more, and a read waiting for the map slot may go.
+  if (w->into_map) {
     l.unexpose(*w->into_map);
+    unpark_read(l);
+  }
   grant_done(in.request_id, std::move(*w), a->st,
              a->detail.empty() ? std::string{} : about(peer) + config::printable(a->detail),
              in.receiver);
 }
 
+std::size_t exchange::impl::reads_in_flight(std::uint64_t link) {
+  std::lock_guard<std::mutex> guard(grants_lock);
+  std::size_t n = 0;
+  for (const auto& [op, w] : grant_waits)
+    n += w.link == link && w.into_map ? 1 : 0;
+  return n;
+}
+
+// As many as now find a slot, oldest first; one that does not goes back to
+// the front and waits for the next read to end.
+void exchange::impl::unpark_read(link& l) {
+  auto x = owner.lock();
+  auto it = parked_reads.find(l.id());
+  if (!x || it == parked_reads.end())
+    return;
+  auto& parked = it->second;
+  unparking = true;
+  while (!parked.empty()) {
+    auto r = std::move(parked.front());
+    parked.pop_front();
+    auto before = parked.size();
+    x->read_granted(l, r.g, r.op, r.offset, std::move(r.into), r.status_to, r.then_to, r.then);
+    if (parked.size() > before)
+      break;
+  }
+  unparking = false;
+}
+
 void exchange::impl::grants_closed(link& l, const std::string& reason) {
+  if (auto it = parked_reads.find(l.id()); it != parked_reads.end()) {
+    auto parked = std::move(it->second);
+    parked_reads.erase(it);
+    for (auto& r : parked) {
+      grant_wait w;
+      w.status_to = r.status_to;
+      grant_done(r.op, std::move(w), grant_status::dropped,
+                 about(r.g.owner) + "the connection ended before the read could go: " + reason);
+    }
+  }
   std::vector<std::pair<std::uint64_t, grant_wait>> ended;
   {
     std::lock_guard<std::mutex> guard(grants_lock);

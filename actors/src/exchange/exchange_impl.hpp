@@ -68,6 +68,16 @@ struct grant_wait {
   bool atomic = false;                    // its status carries the old value
 };
 
+// A read of a grant waiting for a map slot at the owner for its
+// destination (the I/O thread's).
+struct parked_read {
+  grant g;
+  std::uint64_t op = 0, offset = 0;
+  buffer into;
+  caf::strong_actor_ptr status_to, then_to;
+  caf::message then;
+};
+
 // Uses of grants in flight on one link, at most: the owner answers each
 // through its queue to us, which must not fill with them.
 constexpr std::size_t max_grant_uses = 256;
@@ -140,6 +150,9 @@ struct exchange::impl : caf::proxy_registry::backend {
   // Registers a use about to go; false if `max_grant_uses` wait on its link.
   bool add_wait(std::uint64_t op, grant_wait w);
   std::optional<grant_wait> take_wait(std::uint64_t op, std::uint64_t link);
+  std::size_t reads_in_flight(std::uint64_t link);
+  // The oldest read waiting for a map slot on `l`, tried again.
+  void unpark_read(link& l);
   void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail,
                   std::uint64_t value = 0);
   void answer_use(link& l, std::uint64_t op, grant_status st, const std::string& detail,
@@ -190,6 +203,9 @@ struct exchange::impl : caf::proxy_registry::backend {
   grant_table given;
   std::map<std::uint64_t, grant_wait> grant_waits;
   std::map<std::uint64_t, std::size_t> grant_uses_on;  // per link, of grant_waits
+  // The I/O thread's: per link, reads waiting for a map slot, oldest first.
+  std::map<std::uint64_t, std::deque<parked_read>> parked_reads;
+  bool unparking = false;
   std::atomic<std::uint64_t> next_grant_op{1};
 
   mutable std::mutex tables_lock;

@@ -42,7 +42,9 @@
 namespace riomesh {
 
 using actors::dial_atom;
+using actors::grant_atom;
 using actors::grant_done_atom;
+using actors::revoke_atom;
 using actors::undelivered_atom;
 using actors::writable_atom;
 using node_stats = actors::node_stats;
@@ -75,6 +77,10 @@ class runtime {
   // This node's "riomesh.admin" actor (admin.hpp): ping and stat_report,
   // also for the node's own actors (request it from within an actor).
   const caf::actor& admin() const;
+  // The iomap manager: from inside an actor, request (grant_atom, node,
+  // buffer, std::uint8_t rights, bool once) -> grant, or (revoke_atom,
+  // grant id) -> bool, instead of the blocking make_grant and revoke.
+  const caf::actor& iomap_manager() const;
 
   // Names an actor for the other nodes; it stays alive while published.
   template <class Handle>
