@@ -112,6 +112,58 @@ TEST_CASE("riowrite splits at entry ends and reports its token once all is place
   CHECK(ev[0].bytes == 150);
 }
 
+TEST_CASE("riowrite of pieces: they share work requests up to max_sge, split at entry ends") {
+  params p;
+  p.iomap_slots = 2;
+  p.max_sge = 3;
+  lone_engine t(p);
+  t.complete_all();
+  t.iomap_slot(0, {0, {0x500000, 41, 100}});
+  t.iomap_slot(1, {100, {0x600000, 42, 1000}});
+  // 7 pieces, 230 bytes, written at 40: 60 bytes to the first entry's end,
+  // then 170 in the second.
+  std::vector<unsigned char> src(1000);
+  std::vector<local_sge> pieces;
+  std::size_t at = 0;
+  for (std::uint32_t n : {10u, 30u, 5u, 25u, 60u, 40u, 60u}) {
+    pieces.push_back({reinterpret_cast<std::uint64_t>(src.data() + at + 3), n, 100 + n});
+    at += n + 7;  // not contiguous in memory
+  }
+  auto r = t.eng.riowrite_sges(pieces.data(), pieces.size(), 40, 9);
+  CHECK(r.st == status::ok);
+  CHECK(r.bytes == 230);
+  auto w = t.take();
+  // The first entry's 60 bytes: 10 + 30 + 5 of the third piece... cut at 3
+  // entries: 10, 30, 5 (45), then 15 of the fourth; then the second entry.
+  REQUIRE(w.size() == 4);
+  CHECK(w[0].num_sge == 3);
+  CHECK(w[0].length() == 45);
+  CHECK(w[0].remote_addr == 0x500000 + 40);
+  CHECK(w[1].num_sge == 1);
+  CHECK(w[1].length() == 15);
+  CHECK(w[1].sge[0].addr == pieces[3].addr);
+  CHECK(w[1].remote_addr == 0x500000 + 85);
+  CHECK(w[2].remote_addr == 0x600000);
+  CHECK(w[2].num_sge == 3);
+  CHECK(w[2].sge[0].addr == pieces[3].addr + 15);
+  CHECK(w[2].sge[0].length == 10);
+  CHECK(w[2].sge[0].lkey == 125);
+  CHECK(w[2].length() == 110);
+  CHECK(w[3].num_sge == 1);
+  CHECK(w[3].length() == 60);
+  CHECK(w[3].remote_addr == 0x600000 + 110);
+  std::uint64_t total = 0;
+  for (auto& x : w)
+    total += x.length();
+  CHECK(total == 230);
+  for (auto& x : w)
+    t.eng.on_send_completion({x.wr_id, completion_status::success, {}});
+  auto ev = t.events();
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].token == 9);
+  CHECK(ev[0].bytes == 230);
+}
+
 TEST_CASE("riowrite outside every mapping writes nothing") {
   params p;
   p.iomap_slots = 2;

@@ -150,6 +150,56 @@ TEST_CASE("iowrite splits at map ends and stops where no map is") {
   CHECK(r2[99] == 9);
 }
 
+TEST_CASE(
+    "pieces written as one: one frame per map and max_frame, each payload gathered from "
+    "the pieces it spans, and one completion") {
+  tcp_params p;
+  p.max_frame = 1000;
+  tcp_protocol a(p, "a"), b(p, "b");
+  std::vector<unsigned char> r1(3000, 0), r2(2000, 0);
+  b.map(r1.data(), r1.size(), 0);
+  b.map(r2.data(), r2.size(), 3000);
+  pump(b, a);
+  pump(a, b);
+  // Pieces of 1 byte to 1700, 4500 bytes in all, written from offset 200:
+  // the first map's end at 3000 and max_frame cut frames across pieces.
+  std::vector<std::vector<unsigned char>> memory;
+  std::vector<channel::piece> pieces;
+  std::vector<unsigned char> flat;
+  for (std::size_t n : {1, 1700, 3, 999, 1797}) {
+    memory.emplace_back(n);
+    for (std::size_t i = 0; i < n; ++i)
+      memory.back()[i] = static_cast<unsigned char>(flat.size() + i * 13);
+    flat.insert(flat.end(), memory.back().begin(), memory.back().end());
+    pieces.push_back({memory.back().data(), n});
+  }
+  auto frames_before = b.frames_received();
+  auto r = a.iowrite_pieces(pieces.data(), pieces.size(), 200, 77);
+  CHECK(r.bytes == 4500);
+  CHECK(r.st == status::ok);
+  pump(a, b);
+  // 2800 bytes to the first map's end in frames of 1000, then 1700.
+  CHECK(b.frames_received() - frames_before == 5);
+  CHECK(std::equal(flat.begin(), flat.begin() + 2800, r1.begin() + 200));
+  CHECK(std::equal(flat.begin() + 2800, flat.end(), r2.begin()));
+  CHECK(r1[199] == 0);
+  CHECK(r2[1700] == 0);
+  std::vector<event> ev;
+  a.take_events(ev);
+  std::size_t done = 0;
+  for (auto& e : ev)
+    if (e.kind == event_kind::iowrite_done) {
+      ++done;
+      CHECK(e.token == 77);
+      CHECK(e.bytes == 4500);
+    }
+  CHECK(done == 1);
+  // Past the maps, the pieces stop where the map does.
+  auto past = a.iowrite_pieces(pieces.data(), pieces.size(), 4000, 78);
+  CHECK(past.bytes == 1000);
+  CHECK(past.st == status::no_mapping);
+}
+
 TEST_CASE("unmap: iowrites already on the way are dropped, not placed, until acknowledged") {
   tcp_protocol a({}, "a"), b({}, "b");
   std::vector<unsigned char> region(64, 0);

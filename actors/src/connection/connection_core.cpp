@@ -103,6 +103,10 @@ bool connection_core::pump(clock::time_point now) {
       if (auto l = leases_.find(e.token); l != leases_.end()) {
         regs_->unpin(l->second);
         leases_.erase(l);
+      } else if (auto p = piece_leases_.find(e.token); p != piece_leases_.end()) {
+        for (auto id : p->second)
+          regs_->unpin(id);
+        piece_leases_.erase(p);
       }
     } else if (e.kind == channels::event_kind::peer_iomap)
       peer_mapped_ = true;
@@ -171,14 +175,8 @@ void connection_core::stage_device_memory(outbound_message& m) {
 // its envelope. True once the envelope is encoded.
 channels::io_result connection_core::write_from(const buffer& b, std::size_t done,
                                                 std::uint64_t offset) {
-  if (b.gathered()) {  // from the piece `done` is in, to that piece's end
-    for (const auto& p : b.pieces()) {
-      if (done < p.size())
-        return write_from(p, done, offset);
-      done -= p.size();
-    }
-    return {0, channels::status::ok};
-  }
+  if (b.gathered())
+    return write_pieces(b, done, offset);
   auto token = next_token_++;
   auto lease = regs_->pin(b);
   auto r = ch_.iowrite(b.data() + done, b.size() - done, offset, token);
@@ -188,6 +186,37 @@ channels::io_result connection_core::write_from(const buffer& b, std::size_t don
       leases_[token] = *lease;
   } else if (lease) {
     regs_->unpin(*lease);
+  }
+  return r;
+}
+
+// A gathered buffer's pieces from `done` on, in one call: on tcp one frame
+// per map, on rdma pieces sharing work requests, each registered (pinned
+// here); one completion to track.
+channels::io_result connection_core::write_pieces(const buffer& b, std::size_t done,
+                                                  std::uint64_t offset) {
+  pieces_.clear();
+  std::vector<std::uint64_t> leases;
+  for (const auto& p : b.pieces()) {
+    if (done >= p.size()) {
+      done -= p.size();
+      continue;
+    }
+    if (ch_.registers_memory())
+      if (auto lease = regs_->pin(p))
+        leases.push_back(*lease);
+    pieces_.push_back({p.data() + done, p.size() - done});
+    done = 0;
+  }
+  auto token = next_token_++;
+  auto r = ch_.iowrite_pieces(pieces_.data(), pieces_.size(), offset, token);
+  if (r.bytes > 0) {
+    in_flight_[token] = b;  // every piece stays alive until its iowrite_done
+    if (!leases.empty())
+      piece_leases_[token] = std::move(leases);
+  } else {
+    for (auto id : leases)
+      regs_->unpin(id);
   }
   return r;
 }

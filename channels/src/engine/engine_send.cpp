@@ -170,21 +170,32 @@ wire::iomap_entry engine::target_iomap(std::uint32_t index) const {
 }
 
 io_result engine::riowrite(const local_sge& source, std::uint64_t offset, std::uint64_t token) {
+  return riowrite_sges(&source, 1, offset, token);
+}
+
+io_result engine::riowrite_sges(const local_sge* sources, std::size_t count, std::uint64_t offset,
+                                std::uint64_t token) {
   if (auto refused = refuse_write())
     return *refused;
-  return write_mapped(nullptr, &source, source.length, offset, token);
+  std::size_t length = 0;
+  for (std::size_t i = 0; i < count; ++i)
+    length += sources[i].length;
+  return write_mapped(nullptr, sources, count, length, offset, token);
 }
 
 io_result engine::riowrite_copy(const void* data, std::size_t length, std::uint64_t offset) {
   if (auto refused = refuse_write())
     return *refused;
-  return write_mapped(static_cast<const unsigned char*>(data), nullptr, length, offset, 0);
+  return write_mapped(static_cast<const unsigned char*>(data), nullptr, 0, length, offset, 0);
 }
 
 // Writes [offset, offset + length) of the peer's mapped space, one mapping
-// at a time: a write never crosses the end of an entry.
-io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* source,
-                               std::size_t length, std::uint64_t offset, std::uint64_t token) {
+// at a time: a write never crosses the end of an entry. The bytes come
+// from the send ring (a copy) or from the sources, read in order, a work
+// request taking as many as it may carry.
+io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* sources,
+                               std::size_t count, std::size_t length, std::uint64_t offset,
+                               std::uint64_t token) {
   if (length == 0)
     return {0, status::ok};
   if (offset > std::numeric_limits<std::uint64_t>::max() - length)
@@ -192,7 +203,7 @@ io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* 
   if (!publish_iomaps())
     return {0, status::would_block};
   std::size_t chunk_limit = std::min(params_.first_chunk, params_.max_transfer);
-  std::size_t written = 0;
+  std::size_t written = 0, source_index = 0, source_at = 0;
   status stopped = status::ok;
   while (written < length) {
     std::uint64_t at = offset + written;
@@ -225,15 +236,28 @@ io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* 
       w.num_sge = ring_.put(copy_from + written, chunk, w.sge);
       record.ring_bytes = static_cast<std::uint32_t>(chunk);
     } else {
-      chunk = std::min({left, in_entry, std::size_t{params_.max_write}});
-      w.sge[0] = {source->addr + written, static_cast<std::uint32_t>(chunk), source->lkey};
-      w.num_sge = 1;
+      std::size_t limit = std::min({left, in_entry, std::size_t{params_.max_write}});
+      std::size_t sges = std::clamp<std::size_t>(params_.max_sge, 1, max_work_sges);
+      chunk = 0;
+      w.num_sge = 0;
+      while (chunk < limit && w.num_sge < sges && source_index < count) {
+        if (source_at == sources[source_index].length) {
+          ++source_index;
+          source_at = 0;
+          continue;
+        }
+        const auto& s = sources[source_index];
+        auto k = std::min<std::size_t>(limit - chunk, s.length - source_at);
+        w.sge[w.num_sge++] = {s.addr + source_at, static_cast<std::uint32_t>(k), s.lkey};
+        source_at += k;
+        chunk += k;
+      }
     }
     w.inline_data = chunk <= params_.inline_size;
     post(w, record);
     written += chunk;
   }
-  if (written > 0 && source) {  // a copy is reusable at once: nothing to report
+  if (written > 0 && sources) {  // a copy is reusable at once: nothing to report
     auto& last = queue_.newest();
     last.last = true;
     last.token_bytes = written;

@@ -6,7 +6,7 @@
 namespace riomesh::engine {
 
 std::uint8_t staging_ring::put(const unsigned char* data, std::size_t n,
-                               std::array<local_sge, 2>& out) {
+                               std::array<local_sge, max_work_sges>& out) {
   std::uint8_t pieces = 0;
   while (n > 0) {
     std::size_t run = std::min(n, capacity_ - head_);

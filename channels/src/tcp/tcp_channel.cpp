@@ -148,9 +148,15 @@ status tcp_channel::unmap(std::uint64_t offset) {
 
 io_result tcp_channel::iowrite(const void* source, std::size_t length, std::uint64_t offset,
                                std::uint64_t token) {
-  auto r = proto_.iowrite(source, length, offset, token);
   // Corked, a full queue still goes out now (see corked_call); the caller
   // resumes with a new token on the writable event that follows.
+  piece one{source, length};
+  return iowrite_pieces(&one, 1, offset, token);
+}
+
+io_result tcp_channel::iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
+                                      std::uint64_t token) {
+  auto r = proto_.iowrite_pieces(pieces, count, offset, token);
   if (!corked_ || r.st == status::would_block)
     flush();
   return r;

@@ -33,6 +33,15 @@ void tcp_protocol::queue(const frame& f, const unsigned char* payload, bool tran
   out_.push_back(std::move(o));
 }
 
+void tcp_protocol::queue_more(const unsigned char* payload, std::size_t length) {
+  outgoing o;
+  o.header_done = header_size;
+  o.payload = payload;
+  o.payload_length = length;
+  o.kind = frame_kind::iowrite;
+  out_.push_back(std::move(o));
+}
+
 io_result tcp_protocol::send(const void* data, std::size_t length) {
   if (failed() || (closed() && write_open_))
     return {0, status::closed};
@@ -196,14 +205,22 @@ status tcp_protocol::unmap(std::uint64_t offset) {
 
 io_result tcp_protocol::iowrite(const void* source, std::size_t length, std::uint64_t offset,
                                 std::uint64_t token) {
+  piece one{source, length};
+  return iowrite_pieces(&one, 1, offset, token);
+}
+
+io_result tcp_protocol::iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
+                                       std::uint64_t token) {
   if (failed() || (closed() && write_open_))
     return {0, status::closed};
   if (!write_open_)
     return {0, status::shut_down};
+  std::uint64_t length = 0;
+  for (std::size_t i = 0; i < count; ++i)
+    length += pieces[i].length;
   if (length > std::numeric_limits<std::uint64_t>::max() - offset)
     return {0, status::invalid};
-  auto* bytes = static_cast<const unsigned char*>(source);
-  std::size_t done = 0;
+  std::size_t done = 0, index = 0, into = 0;  // the piece and where in it
   status stopped = status::ok;
   while (done < length) {
     std::uint64_t at = offset + done;
@@ -223,7 +240,27 @@ io_result tcp_protocol::iowrite(const void* source, std::size_t length, std::uin
     f.kind = frame_kind::iowrite;
     f.offset = at;
     f.length = static_cast<std::uint32_t>(n);
-    queue(f, bytes + done, false);
+    // The frame's payload: the rest of this piece, then the next ones, as
+    // far as n goes. A frame's entries may pass max_pending: they leave
+    // together.
+    for (std::size_t left = n; left > 0;) {
+      while (pieces[index].length == into) {
+        ++index;
+        into = 0;
+      }
+      auto* bytes = static_cast<const unsigned char*>(pieces[index].data) + into;
+      std::size_t k = std::min(left, pieces[index].length - into);
+      if (left == n)
+        queue(f, bytes, false);
+      else
+        queue_more(bytes, k);
+      // queue() took the frame's whole length as the payload's: only this
+      // piece's part is.
+      if (left == n)
+        out_.back().payload_length = k;
+      into += k;
+      left -= k;
+    }
     done += n;
   }
   if (done > 0) {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <limits>
 
 namespace riomesh::channels::verbs {
 namespace {
@@ -57,7 +58,7 @@ void rdma_channel::post_work() {
   // produced, not one per message.
   constexpr std::size_t chain_max = 32;
   ibv_send_wr wrs[chain_max];
-  ibv_sge sges[chain_max][2];
+  ibv_sge sges[chain_max][engine::max_work_sges];
   const engine::work* posted[chain_max];
   std::size_t chained = 0;
   auto fail = [&](int rc, const engine::work& w) {
@@ -311,6 +312,30 @@ io_result rdma_channel::iowrite(const void* source, std::size_t length, std::uin
     sources_[token].push_back(own);
   else if (own)
     dev_->deregister(own);
+  if (!corked_)
+    post_work();
+  return r;
+}
+
+io_result rdma_channel::iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
+                                       std::uint64_t token) {
+  // All pieces registered (pinned by the caller, or in the shared cache):
+  // one riowrite, the pieces sharing work requests. Otherwise the first
+  // piece alone, registered for the call if need be.
+  scratch_sges_.clear();
+  for (std::size_t i = 0; i < count; ++i) {
+    auto lkey = pieces[i].length > 0 ? registered(pieces[i].data, pieces[i].length)
+                                     : std::optional<std::uint32_t>{0};
+    if (!lkey || pieces[i].length > std::numeric_limits<std::uint32_t>::max())
+      return count == 0 ? io_result{0, status::ok}
+                        : iowrite(pieces[0].data, pieces[0].length, offset, token);
+    if (pieces[i].length > 0)
+      scratch_sges_.push_back({reinterpret_cast<std::uint64_t>(pieces[i].data),
+                               static_cast<std::uint32_t>(pieces[i].length), *lkey});
+  }
+  if (scratch_sges_.empty())
+    return {0, status::ok};
+  auto r = eng_->riowrite_sges(scratch_sges_.data(), scratch_sges_.size(), offset, token);
   if (!corked_)
     post_work();
   return r;

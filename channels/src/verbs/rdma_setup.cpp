@@ -9,10 +9,12 @@
 #include "cm_support.hpp"
 
 #include <infiniband/verbs.h>
+
 #include <rdma/rdma_cma.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <algorithm>
 
 namespace riomesh::channels::verbs {
 
@@ -150,7 +152,10 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
   qa.sq_sig_all = 1;
   qa.cap.max_send_wr = ep.sq_size + binds;
   qa.cap.max_recv_wr = ep.rq_size + wire::control_slots;
-  qa.cap.max_send_sge = 2;
+  // Pieces of a gathered write share work requests, as many as the
+  // device takes (2 at least: the send ring wraps).
+  qa.cap.max_send_sge = static_cast<std::uint32_t>(
+      std::clamp<int>(dev.max_sge, 2, static_cast<int>(engine::max_work_sges)));
   qa.cap.max_recv_sge = 1;
   qa.cap.max_inline_data = ep.inline_size;
   own_qp_ = windows_ && accepting;
@@ -177,6 +182,7 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
                      std::to_string(qa.cap.max_inline_data) +
                      " bytes (asked: " + std::to_string(ep.inline_size) + ")");
   ep.inline_size = qa.cap.max_inline_data;
+  ep.max_sge = qa.cap.max_send_sge;
   target_list_.assign(wire::target_list_size(ep.iomap_slots), 0);
   recv_ring_.assign(params_.recv_ring, 0);
   send_ring_.assign(params_.send_ring, 0);

@@ -68,6 +68,20 @@ class channel {
   // stream byte. `source` must stay untouched until iowrite_done(token).
   virtual io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                             std::uint64_t token) = 0;
+  // iowrite() of the pieces' bytes one after another, as if contiguous (a
+  // gathered buffer). Where the fabric can, they go as one placement (tcp:
+  // one frame, its payload gathered by the socket's writev); by default
+  // only the first piece goes, and the caller goes on with the rest.
+  struct piece {
+    const void* data = nullptr;
+    std::size_t length = 0;
+  };
+  virtual io_result iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
+                                   std::uint64_t token) {
+    if (count == 0)
+      return {0, status::ok};
+    return iowrite(pieces[0].data, pieces[0].length, offset, token);
+  }
 
   virtual status shutdown(shutdown_how how) = 0;
   // Corked, send() and iowrite() may queue what they write instead of

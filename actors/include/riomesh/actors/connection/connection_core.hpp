@@ -175,12 +175,14 @@ class connection_core {
   std::vector<unsigned char> out_bytes_;  // an envelope partly sent
   std::size_t out_pos_ = 0;
   std::uint64_t next_token_ = 1;
-  std::map<std::uint64_t, buffer> in_flight_;  // iowrite sources until done
+  std::map<std::uint64_t, buffer> in_flight_;     // iowrite sources until done
+  std::vector<channels::channel::piece> pieces_;  // write_pieces' scratch
   std::vector<channels::event> events_;
   std::vector<inbound_message> inbound_;
   std::unique_ptr<stream_assembly> streams_;
   std::unique_ptr<send_registrations> regs_;
   std::map<std::uint64_t, std::uint64_t> leases_;  // iowrite token -> pinned registration
+  std::map<std::uint64_t, std::vector<std::uint64_t>> piece_leases_;  // of write_pieces
   // The channel cannot send from device memory: m's buffers in it go from
   // host copies.
   bool stage_device_out_ = false;
@@ -188,6 +190,7 @@ class connection_core {
   // Starts an iowrite of b's bytes [done, size) at `offset`, with its
   // memory registered (or pinned) for it.
   channels::io_result write_from(const buffer& b, std::size_t done, std::uint64_t offset);
+  channels::io_result write_pieces(const buffer& b, std::size_t done, std::uint64_t offset);
   counters stats_;
   std::uint64_t arena_released_ = 0;  // bytes of our arena whose views dropped
 };

@@ -60,6 +60,10 @@ class engine {
   // Zero-copy: writes from registered memory; `token` comes back in an
   // iowrite_done event when this call's writes have completed.
   io_result riowrite(const local_sge& source, std::uint64_t offset, std::uint64_t token);
+  // riowrite of the sources' bytes one after another (a gathered buffer):
+  // a work request carries up to params.max_sge of them.
+  io_result riowrite_sges(const local_sge* sources, std::size_t count, std::uint64_t offset,
+                          std::uint64_t token);
   // Copies through the staging ring first, as rsockets does.
   io_result riowrite_copy(const void* data, std::size_t length, std::uint64_t offset);
   // The peer's iomap slot `index` as it stands in our memory.
@@ -103,8 +107,9 @@ class engine {
   bool publish_iomaps();
   io_result write_stream(const unsigned char* data, std::size_t length);
   std::optional<io_result> refuse_write() const;
-  io_result write_mapped(const unsigned char* copy_from, const local_sge* source,
-                         std::size_t length, std::uint64_t offset, std::uint64_t token);
+  io_result write_mapped(const unsigned char* copy_from, const local_sge* sources,
+                         std::size_t count, std::size_t length, std::uint64_t offset,
+                         std::uint64_t token);
   std::optional<wire::iomap_entry> find_target_iomap(std::uint64_t offset) const;
   void note_blocked(bool stream);
   void check_writable();

@@ -18,7 +18,8 @@ class staging_ring {
   std::size_t available() const { return capacity_ - used_; }
 
   // Copies `n` (<= available()) bytes in; returns 1 or 2 SGEs (2 on wrap).
-  std::uint8_t put(const unsigned char* data, std::size_t n, std::array<local_sge, 2>& out);
+  std::uint8_t put(const unsigned char* data, std::size_t n,
+                   std::array<local_sge, max_work_sges>& out);
   void release(std::size_t n);
 
  private:

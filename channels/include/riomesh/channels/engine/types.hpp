@@ -36,6 +36,10 @@ struct params {
   std::uint32_t first_chunk = wire::first_chunk;
   std::uint32_t max_transfer = wire::max_transfer;
   std::uint32_t max_write = 1u << 30;  // largest single zero-copy riowrite
+  // Scatter-gather entries a work request may carry (the queue pair's
+  // max_send_sge, at most max_work_sges): pieces of a gathered riowrite
+  // share work requests up to this many.
+  std::uint32_t max_sge = 2;
   // Count an arriving IOMAP_SGL as a consumed message and say so in the
   // connection data (wire::flag_iomap_credit). Off: behave as a plain rsocket.
   bool iomap_credit = true;
@@ -49,6 +53,8 @@ struct local_sge {
   std::uint32_t lkey = 0;
 };
 
+constexpr std::size_t max_work_sges = 8;
+
 // One work request for the fabric to post, in order.
 struct work {
   work_kind kind = work_kind::write;
@@ -58,7 +64,7 @@ struct work {
   std::uint32_t imm = 0;  // host order; the fabric converts
   std::uint8_t num_sge = 0;
   bool inline_data = false;  // small enough to copy into the work request
-  std::array<local_sge, 2> sge{};
+  std::array<local_sge, max_work_sges> sge{};
   std::uint32_t recv_count = 0;  // post_recv: that many zero-SGE receives
 
   std::uint64_t length() const {

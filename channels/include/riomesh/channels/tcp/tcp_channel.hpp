@@ -30,6 +30,8 @@ class tcp_channel final : public channel {
   status unmap(std::uint64_t offset) override;
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
+  io_result iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
+                           std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
   // Corked, sends up to half a coalesced frame are copied and joined,
   // iowrites queue by reference: one sendmsg when uncorked. Reading

@@ -71,6 +71,11 @@ class tcp_protocol {
   status unmap(std::uint64_t offset);
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token);
+  // The same for the pieces' bytes one after another: one IOWRITE frame
+  // per map and max_frame, its payload from as many pieces as it spans.
+  using piece = channel::piece;
+  io_result iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
+                           std::uint64_t token);
   status shutdown(shutdown_how how);
   void keepalive();
   // The session is authenticated: the peer may map and place from now on.
@@ -127,6 +132,9 @@ class tcp_protocol {
   };
 
   void queue(const frame& f, const unsigned char* payload = nullptr, bool transient = false);
+  // More payload for the frame queued last, from elsewhere: an entry with
+  // no header of its own.
+  void queue_more(const unsigned char* payload, std::size_t length);
   // A frame we owe the peer (IOUNMAP_ACK); false, closing, if too many of
   // them wait already: a peer that never reads is cut off, not served.
   bool queue_control(const frame& f);

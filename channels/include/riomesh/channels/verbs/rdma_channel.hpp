@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 struct rdma_cm_id;
 struct rdma_event_channel;
@@ -64,6 +65,8 @@ class rdma_channel final : public channel {
                         std::optional<std::uint64_t> offset) override;
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
+  io_result iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
+                           std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
   // Corked, sends and iowrites leave their work requests for one chained
   // post when uncorked.
@@ -171,6 +174,7 @@ class rdma_channel final : public channel {
   // released at its iowrite_done (calls complete in order: a FIFO per
   // token; null where registered memory served)
   std::map<std::uint64_t, std::deque<ibv_mr*>> sources_;
+  std::vector<engine::local_sge> scratch_sges_;  // iowrite_pieces' list
   // The last pin_memory(): a send pins, then writes from what it pinned,
   // so iowrite() finds its key here without a second look in the shared
   // cache (id 0: none).
