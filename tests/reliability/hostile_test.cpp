@@ -11,6 +11,7 @@
 #include <sanitized.hpp>
 
 #include <riomesh/actors/envelope/envelope.hpp>
+#include <riomesh/actors/grants/grant_wire.hpp>
 #include <riomesh/message_codec.hpp>
 
 #include <caf/scoped_actor.hpp>
@@ -177,5 +178,58 @@ TEST_CASE("hostile: a member's CAF system messages to a published actor are refu
   auto log = s.victim.log();
   CHECK(log.find("from node 'member' to actor " + std::to_string(calc_id)) != std::string::npos);
   CHECK(log.find("lost node 'member'") == std::string::npos);
+  CHECK(s.victim.stop() == 0);
+}
+
+TEST_CASE("hostile: a member's forged grant uses and answers are refused by name, it stays") {
+  scene s("grant");
+  liar l("member", s.victim_address(), node_settings("member"));
+  auto use = [&](std::uint64_t grant_id, std::uint64_t op, std::vector<unsigned char> body) {
+    actors::envelope e;
+    e.kind = actors::envelope_kind::grant_use;
+    e.receiver = grant_id;
+    e.request_id = op;
+    e.body = std::move(body);
+    std::vector<unsigned char> bytes;
+    actors::encode(e, bytes);
+    l.say(bytes);
+  };
+  auto request = [](actors::grant_op op, std::uint64_t offset, std::uint64_t length,
+                    std::uint64_t destination) {
+    return actors::encode(actors::grant_request{op, offset, length, destination, 0});
+  };
+  // Grants never given, at wild ranges and destinations, of every kind.
+  use(12345, 1, request(actors::grant_op::write, 0, 1 << 20, 0));
+  use(~0ull, 2, request(actors::grant_op::read, ~0ull - 3, ~0ull, 1ull << 62));
+  use(1, 3, request(actors::grant_op::fetch_add, 8, 8, 1));
+  // Bodies no node sends.
+  auto odd = request(actors::grant_op::read, 0, 1, 0);
+  odd[0] = 9;
+  use(1, 4, odd);
+  use(1, 5, {1, 2, 3});
+  use(1, 6, request(actors::grant_op::write, 0, 8, 77));  // a write with a destination
+  // Answers to uses this node never made.
+  auto answer = [&](std::uint64_t op, std::vector<unsigned char> body) {
+    actors::envelope e;
+    e.kind = actors::envelope_kind::grant_status;
+    e.request_id = op;
+    e.body = std::move(body);
+    std::vector<unsigned char> bytes;
+    actors::encode(e, bytes);
+    l.say(bytes);
+  };
+  answer(77, actors::encode(actors::grant_answer{grant_status::ok, "\x1b[2Jforged"}));
+  answer(78, {200});
+  for (const auto& said :
+       {"grant 12345 was never given", "grant 18446744073709551615 was never given",
+        "grant 1 was never given", "a grant use of unknown kind 9",
+        "a grant use of 3 bytes, not 25", "a grant write with a destination",
+        "a grant status for operation 77, which this node did not ask it for",
+        "unknown grant status 200"})
+    CHECK_MESSAGE(s.victim.wait_log(said, 10s), said, "\n", s.victim.log());
+  // Refused, counted, and nothing more: the member is still a member.
+  l.run_once(100);
+  s.still_serves();
+  CHECK(s.victim.log().find("lost node 'member'") == std::string::npos);
   CHECK(s.victim.stop() == 0);
 }
