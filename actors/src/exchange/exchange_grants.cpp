@@ -199,6 +199,24 @@ std::string too_many(const std::string& owner) {
 }
 }  // namespace
 
+// `m` (what goes ahead of it, if anything) with the grant_use envelope
+// asking `r` of grant `id`; a link that refuses it ends the use at once.
+void exchange::impl::send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
+                              outbound_message m) {
+  m.env.kind = envelope_kind::grant_use;
+  m.env.receiver = id;
+  m.env.request_id = op;
+  m.env.body = encode(r);
+  if (submit(l, std::move(m)) == link::submitted::queued)
+    return;
+  if (auto w = take_wait(op, l.id())) {
+    if (w->into_map)
+      l.unexpose(*w->into_map);
+    grant_done(op, std::move(*w), grant_status::dropped,
+               l.where() + ": its queue is full or it is closing");
+  }
+}
+
 void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t offset, buffer data,
                              const caf::strong_actor_ptr& status_to,
                              const caf::strong_actor_ptr& then_to, const caf::message& then) {
@@ -215,10 +233,6 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
   auto length = data.size();
   if (length > 0)
     m.writes.push_back({g.map + offset, std::move(data)});
-  m.env.kind = envelope_kind::grant_use;
-  m.env.receiver = g.id;
-  m.env.request_id = op;
-  m.env.body = encode(grant_request{grant_op::write, offset, length, 0});
   std::weak_ptr<impl> me = x.shared_self;
   auto link_id = l->id();
   auto owner = g.owner;
@@ -233,10 +247,7 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
                     f == send_failure::not_mapped ? grant_status::revoked : grant_status::dropped,
                     about(owner) + why);
   };
-  if (x.submit(*l, std::move(m)) != link::submitted::queued)
-    if (auto w = x.take_wait(op, link_id))
-      x.grant_done(op, std::move(*w), grant_status::dropped,
-                   l->where() + ": its queue is full or it is closing");
+  x.send_use(*l, g.id, op, {grant_op::write, offset, length, 0}, std::move(m));
 }
 
 void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint64_t offset,
@@ -278,18 +289,7 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
       l.unexpose(*dest);
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
   }
-  outbound_message m;
-  m.env.kind = envelope_kind::grant_use;
-  m.env.receiver = g.id;
-  m.env.request_id = op;
-  m.env.body = encode(grant_request{grant_op::read, offset, into.size(), dest.value_or(0)});
-  if (x.submit(l, std::move(m)) != link::submitted::queued)
-    if (auto w = x.take_wait(op, l.id())) {
-      if (w->into_map)
-        l.unexpose(*w->into_map);
-      x.grant_done(op, std::move(*w), grant_status::dropped,
-                   l.where() + ": its queue is full or it is closing");
-    }
+  x.send_use(l, g.id, op, {grant_op::read, offset, into.size(), dest.value_or(0)}, {});
 }
 
 void exchange::atomic_granted(const grant& g, std::uint64_t op, grant_op kind, std::uint64_t offset,
@@ -306,15 +306,7 @@ void exchange::atomic_granted(const grant& g, std::uint64_t op, grant_op kind, s
   grant_wait w{g.owner, l->id(), status_to, then_to, then, std::nullopt, true};
   if (!x.add_wait(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), true);
-  outbound_message m;
-  m.env.kind = envelope_kind::grant_use;
-  m.env.receiver = g.id;
-  m.env.request_id = op;
-  m.env.body = encode(grant_request{kind, offset, 8, a, b});
-  if (x.submit(*l, std::move(m)) != link::submitted::queued)
-    if (auto back = x.take_wait(op, l->id()))
-      x.grant_done(op, std::move(*back), grant_status::dropped,
-                   l->where() + ": its queue is full or it is closing");
+  x.send_use(*l, g.id, op, {kind, offset, 8, a, b}, {});
 }
 
 void exchange::impl::grant_answered(link& l, const envelope& in) {

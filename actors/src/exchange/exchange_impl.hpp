@@ -9,6 +9,7 @@
 #include <riomesh/actors/directory/pending_table.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
 #include <riomesh/actors/exchange/node_table.hpp>
+#include <riomesh/actors/grants/grant_wire.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/errc.hpp>
 
@@ -151,6 +152,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   bool add_wait(std::uint64_t op, grant_wait w);
   std::optional<grant_wait> take_wait(std::uint64_t op, std::uint64_t link);
   std::size_t reads_in_flight(std::uint64_t link);
+  void send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
+                outbound_message m);
   // The oldest read waiting for a map slot on `l`, tried again.
   void unpark_read(link& l);
   void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail,
