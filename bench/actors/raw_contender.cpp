@@ -1,7 +1,9 @@
 // Raw TCP, as a plain program would do it: blocking sockets, TCP_NODELAY,
-// a thread per connection on each side. "stream": length-prefixed messages written back to
-// back and read into one buffer, a single ack at the end (no per-message
-// acks: the ceiling); "rtt" and "echo": ping-pong of the payload.
+// a thread per connection on each side. "oneway": length-prefixed messages
+// written back to back and read into one buffer, a single ack at the end
+// (no per-message acks: the ceiling); "window": the same requests, each
+// answered with its 8-byte sequence number, `window` of them open, as the
+// actor contenders do; "rtt" and "echo": ping-pong of the payload.
 #include "measure.hpp"
 
 #include <arpa/inet.h>
@@ -16,8 +18,10 @@
 namespace bench {
 namespace {
 
+enum mode : std::uint32_t { stream = 0, ping_pong = 1, windowed = 2 };
+
 struct header {
-  std::uint32_t rtt = 0;  // 1: ping-pong
+  std::uint32_t mode = stream;
   std::uint32_t size = 0;
   std::uint64_t count = 0;
 };
@@ -78,11 +82,13 @@ void serve_one(int fd) {
       std::uint64_t len = 0;
       if (!read_all(fd, &len, sizeof len) || len > buf.size() || !read_all(fd, buf.data(), len))
         return;
-      if (h.rtt && !write_all(fd, buf.data(), len))
+      if (h.mode == ping_pong && !write_all(fd, buf.data(), len))
+        return;
+      if (h.mode == windowed && !write_all(fd, &i, sizeof i))
         return;
     }
     std::uint64_t ack = h.count;
-    if (!h.rtt && !write_all(fd, &ack, sizeof ack))
+    if (h.mode == stream && !write_all(fd, &ack, sizeof ack))
       return;
   }
 }
@@ -137,9 +143,26 @@ int dial(std::uint16_t port) {
 // One connection's share of the job; appends its round trips to `rtts`.
 bool drive_one(int fd, const job& j, std::vector<double>& rtts) {
   bool rtt = round_trips(j);  // the payload comes back: "rtt" and "echo" alike
-  header h{rtt ? 1u : 0u, static_cast<std::uint32_t>(j.size), j.count};
+  header h{rtt                     ? ping_pong
+           : j.pattern == "window" ? windowed
+                                   : stream,
+           static_cast<std::uint32_t>(j.size), j.count};
   std::vector<char> buf(std::max<std::size_t>(j.size, 8), 'x');
   bool ok = write_all(fd, &h, sizeof h);
+  if (h.mode == windowed) {
+    // `window` requests open: each answer read lets the next one go.
+    std::uint64_t sent = 0, seq = 0;
+    for (; ok && sent < std::min(j.window, j.count); ++sent)
+      ok = send_frame(fd, j.size, buf.data());
+    for (std::uint64_t answered = 0; ok && answered < j.count; ++answered) {
+      ok = read_all(fd, &seq, sizeof seq) && seq == answered;
+      if (ok && sent < j.count) {
+        ok = send_frame(fd, j.size, buf.data());
+        ++sent;
+      }
+    }
+    return ok;
+  }
   for (std::uint64_t i = 0; ok && i < j.count; ++i) {
     auto sent_at = clock_type::now();
     ok = send_frame(fd, j.size, buf.data());
@@ -150,7 +173,7 @@ bool drive_one(int fd, const job& j, std::vector<double>& rtts) {
     }
   }
   std::uint64_t ack = 0;
-  if (ok && !rtt)
+  if (ok && h.mode == stream)
     ok = read_all(fd, &ack, sizeof ack);
   return ok;
 }

@@ -38,7 +38,8 @@ void pairs(const case_rows& cases, std::ostream& out) {
                : std::string{" on loopback"})
       << " (median of the runs)\n"
       << "one-way: no answer per message, at most 64 MiB (4..512 messages) unacknowledged;\n"
-      << "window: 16 requests open (128 at 8 B), each answered; raw tcp streams one way in both.\n"
+      << "window: 16 requests open (128 at 8 B), each answered (raw tcp: an 8-byte answer per "
+         "request).\n"
       << "cpu: every process's CPU per delivered message (us)\n"
       << line("%-16s %11s %11s %11s %8s %8s %8s %8s %8s %12s\n", "case", "riomesh", "caf mm",
               "raw tcp", "vs raw", "vs caf", "cpu rio", "cpu caf", "cpu raw", "copied/byte");
