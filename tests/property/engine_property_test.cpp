@@ -23,14 +23,19 @@ std::uint64_t scenarios() {
 
 }  // namespace
 
-TEST_CASE("random scenarios: streams, maps, riowrites, shutdowns and cuts") {
+TEST_CASE(
+    "random scenarios: streams, maps (scatter-gather pieces among them), riowrites, shutdowns "
+    "and cuts") {
   totals t;
   run_many(1, scenarios(), limits{}, simulated, t);
   CHECK_MESSAGE(t.failure.empty(), t.failure);
   MESSAGE(t.runs << " scenarios, " << t.cuts << " cut, " << t.stream << " stream bytes and "
-                 << t.placed << " placed bytes verified, " << t.maps << " maps");
+                 << t.placed << " placed bytes verified, " << t.maps << " maps (" << t.gathered
+                 << " of scatter-gather pieces; " << t.split << " writes across piece ends)");
   CHECK(t.placed > 0);
   CHECK(t.cuts > 0);
+  CHECK(t.gathered > 0);
+  CHECK(t.split > 0);
 }
 
 TEST_CASE("large transfers: several MiB per direction") {

@@ -21,13 +21,17 @@ std::uint64_t scenarios() {
 
 }  // namespace
 
-TEST_CASE("verbs: random scenarios: streams, maps, riowrites, shutdowns") {
+TEST_CASE(
+    "verbs: random scenarios: streams, maps (scatter-gather pieces among them), riowrites, "
+    "shutdowns") {
   totals t;
   run_many(1, scenarios(), limits{}, over_verbs, t);
   CHECK_MESSAGE(t.failure.empty(), t.failure);
   MESSAGE(t.runs << " scenarios, " << t.stream << " stream bytes and " << t.placed
-                 << " placed bytes verified, " << t.maps << " maps");
+                 << " placed bytes verified, " << t.maps << " maps (" << t.gathered
+                 << " of scatter-gather pieces; " << t.split << " writes across piece ends)");
   CHECK(t.placed > 0);
+  CHECK(t.gathered > 0);
 }
 
 TEST_CASE("verbs: large transfers: several MiB per direction") {

@@ -3,6 +3,7 @@
 #include <pair.hpp>
 #include <pattern.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <deque>
@@ -67,7 +68,8 @@ struct config {
       s << (i ? " b{" : "a{") << "sq=" << c.params.sq_size << " rq=" << c.params.rq_size
         << " inline=" << c.params.inline_size << " rbuf=" << c.recv_ring << " sbuf=" << c.send_ring
         << " iomap=" << c.params.iomap_slots << " credit=" << c.params.iomap_credit
-        << " first=" << c.params.first_chunk << " bytes=" << budget[i] << "}";
+        << " first=" << c.params.first_chunk << " sge=" << c.params.max_sge
+        << " bytes=" << budget[i] << "}";
     }
     s << " send_bias=" << send_bias;
     if (cut)
@@ -89,6 +91,7 @@ config draw(std::mt19937_64& rng, const limits& lim) {
     s.params.inline_size = pick(rng, {0u, 16u, 64u, 256u});
     s.params.iomap_slots = pick(rng, {0u, 1u, 4u, 16u});
     s.params.iomap_credit = rng() % 4 != 0;
+    s.params.max_sge = pick(rng, {1u, 2u, 3u, 8u});  // real verbs: the queue pair's
     s.recv_ring = pick(rng, {std::size_t{64}, std::size_t{256}, std::size_t{4096},
                              std::size_t{65536}, std::size_t{262144}});
     s.send_ring =
@@ -169,17 +172,53 @@ class app {
 
   bool maps_guarded() const {
     for (const auto& [id, m] : my_maps_)
-      if (!m->buf.guards_intact())
+      if (!m->guards_intact())
         return false;
     return true;
   }
 
  private:
+  // A map the peer may write: its pieces, each its own buffer and
+  // registration, mapped at consecutive offsets from `offset`.
   struct owned_map {
-    explicit owned_map(std::size_t n) : buf(n) {}
-    sim::guarded_buffer buf;
-    engine::region reg;
-    std::uint64_t offset = 0;
+    struct piece {
+      explicit piece(std::size_t n) : buf(n) {}
+      sim::guarded_buffer buf;
+      engine::region reg;
+    };
+    std::vector<std::unique_ptr<piece>> pieces;
+    std::uint64_t offset = 0, length = 0;
+
+    bool guards_intact() const {
+      for (const auto& p : pieces)
+        if (!p->buf.guards_intact())
+          return false;
+      return true;
+    }
+    // Whether [at, at + n) of the offset space crosses a piece's end.
+    bool spans(std::uint64_t at, std::size_t n) const {
+      std::uint64_t end = offset;
+      for (const auto& p : pieces) {
+        end += p->buf.size();
+        if (at < end)
+          return at + n > end;
+      }
+      return false;
+    }
+    // The bytes at [at, at + n) of the map's offset space, across pieces.
+    std::vector<unsigned char> bytes(std::uint64_t at, std::size_t n) const {
+      std::vector<unsigned char> out;
+      std::uint64_t start = offset;
+      for (const auto& p : pieces) {
+        std::uint64_t end = start + p->buf.size();
+        if (at < end && at + n > start) {
+          auto from = std::max(at, start), to = std::min<std::uint64_t>(at + n, end);
+          out.insert(out.end(), p->buf.data() + (from - start), p->buf.data() + (to - start));
+        }
+        start = end;
+      }
+      return out;
+    }
   };
   struct peer_map {
     std::uint32_t id, length;
@@ -195,6 +234,23 @@ class app {
     engine::region reg;
     std::uint64_t token, sum;
     bool zero_copy;
+    // Zero-copy from byte ranges of the source, one after another: where
+    // each range after the first starts (none: one range).
+    std::vector<std::size_t> cuts = {};
+
+    // The source's ranges from `done` on, as scatter-gather entries.
+    std::vector<engine::local_sge> sges() const {
+      std::vector<engine::local_sge> out;
+      std::size_t from = done;
+      for (std::size_t k = 0; k <= cuts.size(); ++k) {
+        std::size_t end = k < cuts.size() ? cuts[k] : length;
+        if (end > from) {
+          out.push_back({reg.addr() + from, static_cast<std::uint32_t>(end - from), reg.lkey});
+          from = end;
+        }
+      }
+      return out;
+    }
   };
   struct source {
     std::unique_ptr<sim::guarded_buffer> src;
@@ -323,21 +379,25 @@ class app {
         auto it = my_maps_.find(id);
         expect(it != my_maps_.end(), "W for unknown map");
         auto& m = *it->second;
-        expect(at >= m.offset && at - m.offset + len <= m.buf.size(), "W outside the map");
+        expect(at >= m.offset && at - m.offset + len <= m.length, "W outside the map");
         // The placed bytes are there before the record that announces them.
-        expect(test::checksum(m.buf.data() + (at - m.offset), len) == sum,
+        auto placed = m.bytes(at, len);
+        expect(test::checksum(placed.data(), placed.size()) == sum,
                "riowritten bytes not in place when the stream announced them");
         out_.placed_bytes += len;
+        out_.split_writes += m.spans(at, len) ? 1 : 0;
         break;
       }
       case 'F': {
         auto it = my_maps_.find(get<std::uint32_t>(b));
         expect(it != my_maps_.end(), "F for unknown map");
         auto& m = *it->second;
-        expect(m.buf.guards_intact(), "bytes written outside a mapped region");
-        auto st = eng().riounmap(m.reg.addr(), m.reg.length);
-        expect(st == status::ok || eng().closed(), "riounmap failed");
-        pair_.deregister(me_, m.reg.lkey);
+        expect(m.guards_intact(), "bytes written outside a mapped region");
+        for (auto& p : m.pieces) {
+          auto st = eng().riounmap(p->reg.addr(), p->reg.length);
+          expect(st == status::ok || eng().closed(), "riounmap failed");
+          pair_.deregister(me_, p->reg.lkey);
+        }
         my_maps_.erase(it);
         break;
       }
@@ -353,31 +413,59 @@ class app {
     if (sent_end_ || closed_ || my_maps_.size() >= 4)
       return false;
     std::size_t len = 1 + rng() % (rng() % 4 == 0 ? 65536 : 512);
-    auto m = std::make_unique<owned_map>(len);
+    // A quarter of the maps are gathered: 2 to 4 pieces, cut at random bytes.
+    std::size_t count = rng() % 4 == 0 ? std::min<std::size_t>(len, 2 + rng() % 3) : 1;
+    std::vector<std::size_t> cuts{0, len};
+    while (cuts.size() < count + 1) {
+      auto c = 1 + rng() % (len - 1);
+      if (std::find(cuts.begin(), cuts.end(), c) == cuts.end())
+        cuts.push_back(c);
+    }
+    std::sort(cuts.begin(), cuts.end());
+    auto m = std::make_unique<owned_map>();
+    m->length = len;
     bool local_only = rng() % 8 == 0;
-    m->reg = pair_.register_buffer(me_, m->buf, !local_only);
+    // Pieces after the first go at offsets this side picks: consecutive.
     std::optional<std::uint64_t> offset;
-    if (rng() % 2) {
+    if (count > 1 || rng() % 2) {
       offset = next_offset_;
       next_offset_ += len + rng() % 100;
     }
-    auto r = eng().riomap(m->reg, !local_only, offset);
-    if (local_only || r.st != status::ok) {
-      expect(r.st == status::ok || r.st == status::no_space || r.st == status::closed,
-             "riomap: ", engine::to_string(r.st));
-      if (r.st == status::ok)
-        expect(eng().riounmap(m->reg.addr(), len) == status::ok, "riounmap of a local map");
-      pair_.deregister(me_, m->reg.lkey);
+    auto undo = [&] {
+      for (auto& p : m->pieces) {
+        if (p->reg.length > 0 && eng().riounmap(p->reg.addr(), p->reg.length) != status::ok)
+          expect(eng().closed(), "riounmap of a piece");
+        pair_.deregister(me_, p->reg.lkey);
+      }
+    };
+    for (std::size_t k = 0; k < count; ++k) {
+      auto piece = std::make_unique<owned_map::piece>(cuts[k + 1] - cuts[k]);
+      piece->reg = pair_.register_buffer(me_, piece->buf, !local_only);
+      auto at = offset ? std::optional<std::uint64_t>{*offset + cuts[k]} : std::nullopt;
+      auto r = eng().riomap(piece->reg, !local_only, at);
+      if (r.st != status::ok) {
+        expect(r.st == status::no_space || r.st == status::closed,
+               "riomap: ", engine::to_string(r.st));
+        pair_.deregister(me_, piece->reg.lkey);
+        undo();
+        return false;
+      }
+      if (k == 0)
+        m->offset = r.offset;
+      m->pieces.push_back(std::move(piece));
+    }
+    if (local_only) {
+      undo();
       return false;
     }
-    m->offset = r.offset;
     std::vector<unsigned char> body;
     put<std::uint32_t>(body, next_id_);
     put<std::uint32_t>(body, static_cast<std::uint32_t>(len));
-    put<std::uint64_t>(body, r.offset);
+    put<std::uint64_t>(body, m->offset);
     control_.push_back(record('M', body));
-    my_maps_[next_id_++] = std::move(m);
     ++out_.maps;
+    out_.gathered_maps += m->pieces.size() > 1 ? 1 : 0;
+    my_maps_[next_id_++] = std::move(m);
     return true;
   }
 
@@ -416,14 +504,25 @@ class app {
       op.sum = test::checksum(op.src->data(), n);
       if (op.zero_copy)
         op.reg = pair_.register_buffer(me_, *op.src, false);
+      if (op.zero_copy && n > 2 && rng() % 3 == 0) {
+        for (int k = 0; k < 2; ++k)
+          op.cuts.push_back(1 + rng() % (n - 1));
+        std::sort(op.cuts.begin(), op.cuts.end());
+      }
+      // Its completions may come before the last of it is written.
+      if (op.zero_copy)
+        sources_[op.token] = {nullptr, op.reg, op.length};
       active_ = std::move(op);
     }
     auto& op = *active_;
     std::size_t left = op.length - op.done;
-    auto r = op.zero_copy ? eng().riowrite({op.reg.addr() + op.done,
-                                            static_cast<std::uint32_t>(left), op.reg.lkey},
-                                           op.at + op.done, op.token)
-                          : eng().riowrite_copy(op.src->data() + op.done, left, op.at + op.done);
+    engine::io_result r;
+    if (!op.zero_copy) {
+      r = eng().riowrite_copy(op.src->data() + op.done, left, op.at + op.done);
+    } else {
+      auto sges = op.sges();
+      r = eng().riowrite_sges(sges.data(), sges.size(), op.at + op.done, op.token);
+    }
     if (r.st == status::closed)
       return false;
     expect(r.st == status::ok || r.st == status::would_block,
@@ -437,7 +536,8 @@ class app {
       put<std::uint64_t>(body, op.sum);
       control_.push_back(record('W', body));
       if (op.zero_copy)
-        sources_[op.token] = {std::move(op.src), op.reg, op.length};
+        if (auto it = sources_.find(op.token); it != sources_.end())
+          it->second.src = std::move(op.src);
       active_.reset();
     }
     return r.bytes > 0;
@@ -643,6 +743,8 @@ void run_many(std::uint64_t first_seed, std::uint64_t count, const limits& lim,
     t.stream += out.stream_bytes;
     t.placed += out.placed_bytes;
     t.maps += out.maps;
+    t.gathered += out.gathered_maps;
+    t.split += out.split_writes;
   }
 }
 

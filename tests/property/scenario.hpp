@@ -5,8 +5,12 @@
 //
 // The two applications exchange a stream of records:
 //   'D' len body     stream bytes from a per-direction generator
-//   'M' id len off   "I mapped len bytes at offset off for you"
-//   'W' id len off s "I riowrote len bytes at off, checksum s"
+//   'M' id len off   "I mapped len bytes at offset off for you" (one
+//                    buffer, or up to 4 pieces of random byte lengths, each
+//                    registered and mapped alone at consecutive offsets:
+//                    one offset space, as a grant over gathered memory)
+//   'W' id len off s "I riowrote len bytes at off, checksum s" (from one
+//                    source or gathered from up to 3 of its byte ranges)
 //   'F' id           "I am done with your map id"
 //   'E'              "I will announce no more maps"
 // so every byte of the stream, and every placed byte, is checked by the side
@@ -53,6 +57,8 @@ struct outcome {
   std::uint64_t stream_bytes = 0;  // both directions, verified
   std::uint64_t placed_bytes = 0;  // riowritten and verified
   std::uint64_t maps = 0;
+  std::uint64_t gathered_maps = 0;  // of 2 or more pieces
+  std::uint64_t split_writes = 0;   // riowrites that landed across a piece's end
   bool was_cut = false;
 };
 
@@ -66,7 +72,7 @@ outcome run_scenario(std::uint64_t seed, const limits& lim = {},
                      const link_factory& make = simulated);
 
 struct totals {
-  std::uint64_t runs = 0, cuts = 0, stream = 0, placed = 0, maps = 0;
+  std::uint64_t runs = 0, cuts = 0, stream = 0, placed = 0, maps = 0, gathered = 0, split = 0;
   std::string failure;  // the first failing seed, with its replay line; empty if none
 };
 
