@@ -8,7 +8,9 @@
 //                window place), then a `then` message to node-a's actor;
 //   grant read:  node-b reads a slot of the region into its own buffer.
 // Prints the rate and the process's CPU per payload (both nodes) of each,
-// and the grant's rates as ratios of push's.
+// and the grant's rates as ratios of push's. Then the latency, one at a
+// time: a push answered by node-a's actor against a grant write whose
+// `then` message node-a's actor answers (the answer marks that it has it).
 //   grant_bench [--seconds S] [--window W] [--sizes 65536,1048576,...]
 #include "size_name.hpp"
 
@@ -21,6 +23,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +34,7 @@
 namespace {
 
 using then_atom = caf::atom_constant<caf::atom("gb_then")>;
+using echo_atom = caf::atom_constant<caf::atom("gb_echo")>;
 using clock_type = std::chrono::steady_clock;
 
 struct payload {
@@ -128,9 +132,12 @@ int main(int argc, char** argv) {
   riomesh::runtime a{node("node-a", 0), types};
   riomesh::runtime b{node("node-b", a.port()), types};
   auto thens = std::make_shared<std::atomic<std::uint64_t>>(0);
-  a.publish(a.system().spawn([thens](caf::event_based_actor*) -> caf::behavior {
-    return {[](const payload& p) { return p.seq; },
-            [thens](then_atom, std::uint64_t) { ++*thens; }};
+  a.publish(a.system().spawn([thens](caf::event_based_actor* self) -> caf::behavior {
+    return {[](const payload& p) { return p.seq; }, [thens](then_atom, std::uint64_t) { ++*thens; },
+            [self](echo_atom, std::uint64_t seq) {
+              self->send(caf::actor_cast<caf::actor>(self->current_sender()), echo_atom::value,
+                         seq);
+            }};
   }),
             "sink");
   auto sink = b.remote_actor("node-a", "sink", std::chrono::seconds(10));
@@ -200,6 +207,55 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   std::printf("then messages delivered: %llu\n", static_cast<unsigned long long>(thens->load()));
+
+  // Latency: the median of one-at-a-time round trips, each way.
+  std::printf("\n%-8s %14s %14s %7s\n", "size", "push p50 us", "then p50 us", "ratio");
+  for (auto size : sizes) {
+    auto region = a.allocate(size);
+    auto lent = a.make_grant("node-b", region, riomesh::grant_rights::write);
+    auto data = b.allocate(size);
+    if (!lent)
+      return 1;
+    auto median = [&](auto one) {
+      std::vector<double> us;
+      auto deadline = clock_type::now() + std::chrono::duration<double>(seconds / 2);
+      for (std::uint64_t seq = 0; clock_type::now() < deadline || us.size() < 10; ++seq) {
+        auto t0 = clock_type::now();
+        if (!one(seq))
+          return -1.0;
+        us.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
+      }
+      std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
+      return us[us.size() / 2];
+    };
+    auto push = median([&](std::uint64_t seq) {
+      bool ok = false;
+      self->request(*sink, std::chrono::seconds(60), payload{seq, data})
+          .receive([&](std::uint64_t) { ok = true; }, [&](caf::error&) {});
+      return ok;
+    });
+    // The status and the then's answer, in either order.
+    auto then = median([&](std::uint64_t seq) {
+      b.write(*lent, 0, data, me, {*sink, caf::make_message(echo_atom::value, seq)});
+      bool status = false, echoed = false, ok = true;
+      while (ok && !(status && echoed))
+        self->receive(
+            [&](riomesh::grant_done_atom, std::uint64_t, riomesh::grant_status st, std::string&) {
+              status = true;
+              ok = st == riomesh::grant_status::ok;
+            },
+            [&](echo_atom, std::uint64_t n) { echoed = n == seq; },
+            caf::after(std::chrono::seconds(60)) >> [&] { ok = false; });
+      return ok;
+    });
+    a.revoke(*lent);
+    if (push < 0 || then < 0) {
+      std::fprintf(stderr, "grant_bench: a %s latency case failed\n", size_name(size).c_str());
+      status = 1;
+    }
+    std::printf("%-8s %14.1f %14.1f %6.2fx\n", size_name(size).c_str(), push, then, then / push);
+    std::fflush(stdout);
+  }
   b.stop();
   a.stop();
   return status;

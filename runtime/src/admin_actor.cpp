@@ -28,6 +28,7 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.undeliverable", n.undeliverable);
   add("node.bad_inbound", n.bad_inbound);
   add("node.system_refused", n.system_refused);
+  add("node.thens_carried", n.thens_carried);
   add("node.mailbox_enqueues", n.mailbox_enqueues);
   add("node.io_turns", n.io_turns);
   add("node.io_handed", n.io_handed);

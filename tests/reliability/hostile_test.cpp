@@ -208,6 +208,17 @@ TEST_CASE("hostile: a member's forged grant uses and answers are refused by name
   use(1, 4, odd);
   use(1, 5, {1, 2, 3});
   use(1, 6, request(actors::grant_op::write, 0, 8, 77));  // a write with a destination
+  // A then message riding on a read, on a cut-off use, and for actor 0.
+  auto read_then = actors::grant_request{actors::grant_op::read, 0, 8, 0};
+  read_then.then_to = 1;
+  read_then.then_body = {0};
+  use(1, 7, actors::encode(read_then));
+  auto cut = request(actors::grant_op::write, 0, 8, 0);
+  cut.resize(actors::grant_request_size + 4, 1);
+  use(1, 8, cut);
+  auto nobody = request(actors::grant_op::write, 0, 8, 0);
+  nobody.resize(actors::grant_request_size + 9, 0);
+  use(1, 9, nobody);
   // Answers to uses this node never made.
   auto answer = [&](std::uint64_t op, std::vector<unsigned char> body) {
     actors::envelope e;
@@ -224,6 +235,9 @@ TEST_CASE("hostile: a member's forged grant uses and answers are refused by name
        {"grant 12345 was never given", "grant 18446744073709551615 was never given",
         "grant 1 was never given", "a grant use of unknown kind 9",
         "a grant use of 3 bytes, not 25", "a grant write with a destination",
+        "a grant read carrying its then message",
+        "a grant use of 29 bytes: 25, or at least 33 with a then message",
+        "a grant use's then message for actor 0",
         "a grant status for operation 77, which this node did not ask it for",
         "unknown grant status 200"})
     CHECK_MESSAGE(s.victim.wait_log(said, 10s), said, "\n", s.victim.log());

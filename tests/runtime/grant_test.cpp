@@ -612,3 +612,58 @@ TEST_CASE_FIXTURE(two_nodes,
   for (const auto& [peer, c] : b->stats().peers)
     CHECK(c.exposed_maps == 0);
 }
+
+TEST_CASE_FIXTURE(two_nodes,
+                  "grant: a write's and an atomic's then message ride on the use, without a round "
+                  "trip; a read's and one carrying a placed buffer follow the answer") {
+  std::mt19937 rng(33);
+  auto l = lend_setup(*a, 1 << 16, rng);
+  auto g = grant_once_connected(*a, "node-b", l.region, grant_rights::read_write);
+  REQUIRE(g);
+  // Counts the then messages it gets, of either shape.
+  auto told = std::make_shared<std::uint64_t>(0);
+  a->publish(spawn_fn(a->system(),
+                      [told](caf::event_based_actor*) -> caf::behavior {
+                        return {[told](witness_atom, std::uint64_t) { ++*told; },
+                                [told](witness_atom, const buffer&) { ++*told; },
+                                [told](tally_atom) { return *told; }};
+                      }),
+             "counter");
+  auto counter = once_connected([&] { return b->remote_actor("node-a", "counter"); });
+  REQUIRE(counter);
+  caf::scoped_actor self{b->system()};
+  auto me = caf::actor_cast<caf::actor>(self);
+  auto then = [&](std::uint64_t i) {
+    return runtime::then_message{*counter, caf::make_message(witness_atom::value, i)};
+  };
+  auto carried_before = a->stats().node.thens_carried;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    auto data = random_bytes(*b, 1000, rng);
+    auto got = status_of(self, b->write(*g, i * 1000, data, me, then(i)));
+    REQUIRE_MESSAGE(got.st == grant_status::ok, got.detail);
+  }
+  std::size_t aligned = 0;
+  while (reinterpret_cast<std::uintptr_t>(l.region.data() + aligned) % 8 != 0)
+    ++aligned;
+  auto op = b->fetch_add(*g, aligned, 1, me, then(3));
+  self->receive(
+      [&](grant_done_atom, std::uint64_t id, grant_status st, std::string& detail, std::uint64_t) {
+        CHECK(id == op);
+        CHECK_MESSAGE(st == grant_status::ok, detail);
+      },
+      caf::after(30s) >> [] { FAIL("no status"); });
+  auto into = b->allocate(4096);
+  auto read = status_of(self, b->read(*g, 0, into, me, then(4)));
+  REQUIRE_MESSAGE(read.st == grant_status::ok, read.detail);
+  // A pool buffer of 1 MiB is placed, not serialized: it cannot ride.
+  auto big = b->allocate(1 << 20);
+  auto data = random_bytes(*b, 100, rng);
+  auto got = status_of(
+      self, b->write(*g, 0, data, me, {*counter, caf::make_message(witness_atom::value, big)}));
+  REQUIRE_MESSAGE(got.st == grant_status::ok, got.detail);
+  // The last two went from the holder before their statuses came here.
+  self->request(*counter, 30s, tally_atom::value)
+      .receive([](std::uint64_t n) { CHECK(n == 6); },
+               [&](caf::error& e) { FAIL(b->system().render(e)); });
+  CHECK(a->stats().node.thens_carried - carried_before == 4);
+}

@@ -163,6 +163,33 @@ TEST_CASE("grant: uses and answers cross the wire intact, and malformed ones are
   CHECK_FALSE(decode_grant_request(write_to, error));
   CHECK(error == "a grant write with a destination");
 
+  // A write or an atomic carries its `then` message; a read may not.
+  grant_request w{grant_op::write, 64, 4096, 0};
+  w.then_to = 77;
+  w.then_body = {1, 2, 3};
+  auto with_then = encode(w);
+  CHECK(with_then.size() == grant_request_size + 8 + 3);
+  auto got = decode_grant_request(with_then, error);
+  REQUIRE(got);
+  CHECK(got->then_to == 77);
+  CHECK(got->then_body == std::vector<unsigned char>{1, 2, 3});
+  auto cut = with_then;
+  cut.resize(grant_request_size + 5);
+  CHECK_FALSE(decode_grant_request(cut, error));
+  CHECK(error == "a grant use of 30 bytes: 25, or at least 33 with a then message");
+  auto to_nobody = w;
+  to_nobody.then_to = 0;
+  auto nobody = encode(to_nobody);
+  nobody.resize(grant_request_size);
+  for (int i = 0; i < 8; ++i)
+    nobody.push_back(0);
+  CHECK_FALSE(decode_grant_request(nobody, error));
+  CHECK(error == "a grant use's then message for actor 0");
+  auto read_then = r;
+  read_then.then_to = 5;
+  CHECK_FALSE(decode_grant_request(encode(read_then), error));
+  CHECK(error == "a grant read carrying its then message");
+
   auto answer = encode(grant_answer{grant_status::out_of_range, "too far"});
   auto a = decode_grant_answer(answer, error);
   REQUIRE(a);

@@ -509,6 +509,7 @@ directory_counters exchange::counters() const {
   out.undeliverable = c.undeliverable;
   out.bad_inbound = c.bad_inbound;
   out.system_refused = c.system_refused;
+  out.thens_carried = c.thens_carried;
   out.mailbox_enqueues = c.mailbox_enqueues;
   out.outbox_pushes = c.outbox_pushes;
   if (impl_->executor) {

@@ -9,17 +9,22 @@
 // A read: the holder maps its destination for the owner and asks; the
 // owner, if the grant allows it, writes the bytes there from where they
 // lie and answers behind them.
-// The holder delivers the status and, when it is ok, sends `then`: the
-// owner's actor gets it after the owner has seen the bytes in place, as an
-// ordinary message (any size, any handles, in order with the holder's
-// other messages), at the price of the answer's round trip.
+// `then`, the message the owner's actor gets once the bytes are in place:
+// a write's or an atomic's rides on its grant_use when it is for an actor
+// of the owner's node and fits in one envelope without placed buffers; the
+// owner delivers it on an ok verdict, so it costs no round trip. A read's
+// (the bytes land at the holder), and one too large to ride, the holder
+// sends itself once the ok status came, an ordinary message in order with
+// its others, at the price of the answer's round trip.
 #include "exchange_impl.hpp"
 
 #include <riomesh/actors/grants/grant_wire.hpp>
 #include <riomesh/config/text.hpp>
 #include <riomesh/log.hpp>
+#include <riomesh/message_codec.hpp>
 
 #include <caf/actor_cast.hpp>
+#include <caf/actor_system.hpp>
 #include <caf/make_message.hpp>
 
 namespace riomesh::actors {
@@ -117,6 +122,21 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
     ++count.bad_inbound;
     logging::warn(params.node_name, "from node '" + peer + "': " + v.why);
   }
+  if (v.st == grant_status::ok && r->then_to != 0) {
+    // The bytes it follows are in place (they came ahead of it); an
+    // atomic's word is changed first.
+    std::optional<std::uint64_t> old;
+    if (is_atomic(r->op))
+      old = apply_atomic(*r, v.slice);
+    inbound_message then;
+    then.env.kind = envelope_kind::message;
+    then.env.sender = in.sender;
+    then.env.receiver = r->then_to;
+    then.env.body = std::move(r->then_body);
+    ++count.thens_carried;
+    deliver(l, then);
+    return answer_use(l, in.request_id, v.st, v.why, old.value_or(0));
+  }
   if (v.st == grant_status::ok && is_atomic(r->op))
     return answer_use(l, in.request_id, v.st, v.why, apply_atomic(*r, v.slice));
   if (v.st != grant_status::ok || r->op == grant_op::write || r->length == 0)
@@ -199,6 +219,29 @@ std::string too_many(const std::string& owner) {
 }
 }  // namespace
 
+bool exchange::impl::carry_then(link& l, grant_request& r, outbound_message& m,
+                                const caf::strong_actor_ptr& from, const caf::strong_actor_ptr& to,
+                                const caf::message& then) {
+  if (!to || to->node() != node_id_of(l.peer_name()))
+    return false;
+  encoded_message enc;
+  std::string error;
+  if (!encode_message(sys, then, params.eager_threshold, enc, error, &codec) || !enc.placed.empty())
+    return false;  // sent the ordinary way, which reports what fails
+  auto size =
+      (r.op == grant_op::compare_swap ? grant_swap_size : grant_request_size) + 8 + enc.body.size();
+  if (size > l.peer_terms().max_body)
+    return false;
+  if (from && from->node() == sys.node()) {
+    m.env.sender = from->id();
+    export_sender(from, l.peer_name());
+  }
+  count.payload_copied_out += enc.copied;
+  r.then_to = to->id();
+  r.then_body = std::move(enc.body);
+  return true;
+}
+
 // `m` (what goes ahead of it, if anything) with the grant_use envelope
 // asking `r` of grant `id`; a link that refuses it ends the use at once.
 void exchange::impl::send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
@@ -227,9 +270,14 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
   if (!l)
     return grant_failed(op, status_to, grant_status::dropped,
                         "node '" + g.owner + "' is not connected");
-  if (!x.add_wait(op, grant_wait{g.owner, l->id(), status_to, then_to, then, std::nullopt}))
-    return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
   outbound_message m;
+  grant_request r{grant_op::write, offset, data.size(), 0};
+  bool carried = x.carry_then(*l, r, m, status_to, then_to, then);
+  grant_wait w{
+      g.owner,     l->id(), status_to, carried ? nullptr : then_to, carried ? caf::message{} : then,
+      std::nullopt};
+  if (!x.add_wait(op, std::move(w)))
+    return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
   auto length = data.size();
   if (length > 0)
     m.writes.push_back({g.map + offset, std::move(data)});
@@ -247,7 +295,7 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
                     f == send_failure::not_mapped ? grant_status::revoked : grant_status::dropped,
                     about(owner) + why);
   };
-  x.send_use(*l, g.id, op, {grant_op::write, offset, length, 0}, std::move(m));
+  x.send_use(*l, g.id, op, r, std::move(m));
 }
 
 void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint64_t offset,
@@ -303,10 +351,19 @@ void exchange::atomic_granted(const grant& g, std::uint64_t op, grant_op kind, s
   if (!l)
     return grant_failed(op, status_to, grant_status::dropped,
                         "node '" + g.owner + "' is not connected", true);
-  grant_wait w{g.owner, l->id(), status_to, then_to, then, std::nullopt, true};
+  outbound_message m;
+  grant_request r{kind, offset, 8, a, b};
+  bool carried = x.carry_then(*l, r, m, status_to, then_to, then);
+  grant_wait w{g.owner,
+               l->id(),
+               status_to,
+               carried ? nullptr : then_to,
+               carried ? caf::message{} : then,
+               std::nullopt,
+               true};
   if (!x.add_wait(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), true);
-  x.send_use(*l, g.id, op, {kind, offset, 8, a, b}, {});
+  x.send_use(*l, g.id, op, r, std::move(m));
 }
 
 void exchange::impl::grant_answered(link& l, const envelope& in) {

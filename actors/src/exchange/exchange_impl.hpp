@@ -154,6 +154,11 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::size_t reads_in_flight(std::uint64_t link);
   void send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
                 outbound_message m);
+  // Puts `then` for `to` into the use `r` (and its sender into `m`) when
+  // it can ride there (exchange_grants.cpp); false: the holder sends it
+  // after the answer.
+  bool carry_then(link& l, grant_request& r, outbound_message& m, const caf::strong_actor_ptr& from,
+                  const caf::strong_actor_ptr& to, const caf::message& then);
   // The oldest read waiting for a map slot on `l`, tried again.
   void unpark_read(link& l);
   void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail,
@@ -220,7 +225,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   struct atomic_counters {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},
         bytes_placed_out{0}, bytes_placed_in{0}, payload_copied_out{0}, payload_copied_in{0},
-        direct_writes{0}, undeliverable{0}, bad_inbound{0}, system_refused{0};
+        direct_writes{0}, undeliverable{0}, bad_inbound{0}, system_refused{0},
+        thens_carried{0};  // `then` messages delivered from the grant use they rode on
     // Hand-offs, counted where they happen: into an actor's mailbox (a
     // delivery, a response, a failure notice, an event for the node or
     // the directory), and onto a link's outbox.

@@ -14,6 +14,10 @@ std::vector<unsigned char> encode(const grant_request& r) {
   wire::append_le<std::uint64_t>(out, r.destination);
   if (r.op == grant_op::compare_swap)
     wire::append_le<std::uint64_t>(out, r.swap);
+  if (r.then_to != 0) {
+    wire::append_le<std::uint64_t>(out, r.then_to);
+    out.insert(out.end(), r.then_body.begin(), r.then_body.end());
+  }
   return out;
 }
 
@@ -32,9 +36,27 @@ std::optional<grant_request> decode_grant_request(const std::vector<unsigned cha
   }
   r.op = static_cast<grant_op>(op);
   auto size = r.op == grant_op::compare_swap ? grant_swap_size : grant_request_size;
-  if (body.size() != size) {
+  if (body.size() < size) {
     error = "a grant use of " + std::to_string(body.size()) + " bytes, not " + std::to_string(size);
     return std::nullopt;
+  }
+  if (body.size() > size) {
+    if (body.size() < size + 8) {
+      error = "a grant use of " + std::to_string(body.size()) + " bytes: " + std::to_string(size) +
+              ", or at least " + std::to_string(size + 8) + " with a then message";
+      return std::nullopt;
+    }
+    r.then_to = wire::load_le<std::uint64_t>(body.data() + size);
+    if (r.then_to == 0) {
+      error = "a grant use's then message for actor 0";
+      return std::nullopt;
+    }
+    if (r.op == grant_op::read) {
+      // Its `then` must follow the bytes, which only the holder sees land.
+      error = "a grant read carrying its then message";
+      return std::nullopt;
+    }
+    r.then_body.assign(body.begin() + static_cast<std::ptrdiff_t>(size + 8), body.end());
   }
   r.offset = wire::load_le<std::uint64_t>(body.data() + 1);
   r.length = wire::load_le<std::uint64_t>(body.data() + 9);

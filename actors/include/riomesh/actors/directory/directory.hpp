@@ -47,6 +47,7 @@ struct directory_counters {
   std::uint64_t undeliverable = 0;   // refused locally (congested, encode, not connected)
   std::uint64_t bad_inbound = 0;     // decode failures, unknown receivers, refusals
   std::uint64_t system_refused = 0;  // CAF system messages from the wire, refused
+  std::uint64_t thens_carried = 0;   // grant `then` messages delivered from their use
   // Hand-offs between threads: enqueues into actors' mailboxes (deliveries,
   // responses, failure notices, link events) and pushes onto links'
   // outboxes. One of each per message sent and delivered.

@@ -18,9 +18,18 @@ namespace riomesh::actors {
 // holder's maps the bytes go; a write: 0; fetch-and-add: the addend;
 // compare-and-swap: the value expected), and for compare-and-swap only
 // u64 the value to swap in.
+// A write or an atomic may carry its `then` message after that: u64 the
+// owner's actor it goes to (non-zero), then the message's serialized body
+// (message_codec.hpp; its sender is the envelope's). The owner delivers it
+// on its verdict, if that is ok: the bytes are in place by then.
 struct grant_request {
+  grant_request(grant_op o = grant_op::write, std::uint64_t off = 0, std::uint64_t len = 0,
+                std::uint64_t dest = 0, std::uint64_t sw = 0)
+      : op(o), offset(off), length(len), destination(dest), swap(sw) {}
   grant_op op = grant_op::write;
   std::uint64_t offset = 0, length = 0, destination = 0, swap = 0;
+  std::uint64_t then_to = 0;  // 0: no `then` rides on it
+  std::vector<unsigned char> then_body;
 };
 constexpr std::size_t grant_request_size = 25;
 constexpr std::size_t grant_swap_size = 33;
