@@ -34,26 +34,32 @@ std::string device_address() {
   return a && *a ? a : "10.77.0.1";
 }
 
-rdma_params params_of(const sim::side_config& c) {
+rdma_params params_of(const sim::side_config& c,
+                      const std::shared_ptr<channels::verbs::memory_domain>& domain) {
   rdma_params p;
   p.engine = c.params;
   p.recv_ring = c.recv_ring;
   p.send_ring = c.send_ring;
+  p.domain = domain;
   return p;
 }
 
 class verbs_link final : public sim::engine_link {
  public:
-  verbs_link(const sim::side_config& a, const sim::side_config& b) {
+  // `node`: both sides in one memory domain, as a node's connections are:
+  // one protection domain, the rings reached through memory windows.
+  verbs_link(const sim::side_config& a, const sim::side_config& b, bool node) {
+    if (node)
+      domain_ = std::make_shared<channels::verbs::memory_domain>(channels::verbs::memory_limits{});
     std::string error;
-    auto listener = rdma_listener::listen({device_address(), 0}, params_of(b), error);
+    auto listener = rdma_listener::listen({device_address(), 0}, params_of(b, domain_), error);
     if (!listener)
       throw std::runtime_error("listen: " + error);
     config::endpoint to{device_address(), static_cast<std::uint16_t>(listener->port())};
     // connect() returns once established, which needs the accept: a thread.
     auto active = std::async(std::launch::async, [&] {
       std::string e;
-      auto ch = rdma_channel::connect(to, params_of(a), e);
+      auto ch = rdma_channel::connect(to, params_of(a, domain_), e);
       if (!ch)
         throw std::runtime_error("connect: " + e);
       return ch;
@@ -112,6 +118,7 @@ class verbs_link final : public sim::engine_link {
   bool guards_intact() const override { return true; }
 
  private:
+  std::shared_ptr<channels::verbs::memory_domain> domain_;  // outlives the channels
   std::unique_ptr<rdma_channel> ch_[2];
   std::map<std::uint32_t, ibv_mr*> mrs_[2];
 };
@@ -119,8 +126,8 @@ class verbs_link final : public sim::engine_link {
 }  // namespace
 
 std::unique_ptr<sim::engine_link> over_verbs(const sim::side_config& a, const sim::side_config& b,
-                                             std::uint64_t) {
-  return std::make_unique<verbs_link>(a, b);
+                                             std::uint64_t seed) {
+  return std::make_unique<verbs_link>(a, b, seed % 2 == 1);
 }
 
 }  // namespace riomesh::property

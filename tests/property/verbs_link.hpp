@@ -9,7 +9,9 @@
 
 namespace riomesh::property {
 
-// Connects the pair; throws std::runtime_error with rdma_cm's reason.
+// Connects the pair; throws std::runtime_error with rdma_cm's reason. Odd
+// seeds put both sides in one memory domain (one protection domain, memory
+// windows), even ones give each its own.
 std::unique_ptr<sim::engine_link> over_verbs(const sim::side_config& a, const sim::side_config& b,
                                              std::uint64_t seed);
 

@@ -131,12 +131,13 @@ struct two_nodes {
   }
 };
 
-// `f()` (an expected), tried for up to a second: `rt`'s side of a
-// connection the peer dialed may not be up yet when the peer's side is.
+// `f()` (an expected), tried for up to 5 s: `rt`'s side of a connection
+// the peer dialed may not be up yet when the peer's side is (on a loaded
+// machine, for a while).
 template <class F>
 auto once_connected(F f) {
   auto out = f();
-  for (int tries = 1; !out && tries < 50; ++tries) {
+  for (int tries = 1; !out && tries < 250; ++tries) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     out = f();
   }

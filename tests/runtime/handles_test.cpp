@@ -25,7 +25,7 @@ TEST_CASE_FIXTURE(two_nodes,
   a->publish(fa, "forwarder");
   auto at_b = a->remote_actor("node-b", "forwarder");
   REQUIRE_MESSAGE(at_b, error_text(*a, at_b));
-  auto at_a = b->remote_actor("node-a", "forwarder");
+  auto at_a = once_connected([&] { return b->remote_actor("node-a", "forwarder"); });
   REQUIRE_MESSAGE(at_a, error_text(*b, at_a));
   auto ca = a->system().spawn<collector>(), cb = b->system().spawn<collector>();
   caf::anon_send(*at_b, to_whom{"from a, through b, to a", ca});
@@ -69,8 +69,10 @@ TEST_CASE_FIXTURE(two_nodes,
   auto fa = a->system().spawn<forwarder>();
   a->publish(fa, "forwarder");
   b->publish(spawn_sink(b->system()), "sink");
-  REQUIRE(a->remote_actor("node-b", "sink"));  // connected: b knows a now
-  auto at_a = b->remote_actor("node-a", "forwarder");
+  REQUIRE(a->remote_actor("node-b", "sink"));
+  // b learns of a when its side of the connection is up, a moment after
+  // a's (a loaded machine showed it).
+  auto at_a = once_connected([&] { return b->remote_actor("node-a", "forwarder"); });
   REQUIRE_MESSAGE(at_a, error_text(*b, at_a));
   // b hands a a handle to b's collector: a must send there, not to its own.
   caf::anon_send(*at_a, to_whom{"meant for node-b", cb});

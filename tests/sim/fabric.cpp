@@ -8,9 +8,10 @@ namespace riomesh::sim {
 using engine::completion_status;
 using engine::work_kind;
 
-engine::region endpoint::register_memory(void* base, std::size_t length, bool remote_write) {
+engine::region endpoint::register_memory(void* base, std::size_t length, bool remote_write,
+                                         bool remote_read, bool remote_atomic) {
   std::uint32_t key = next_key_++;
-  mrs_[key] = {static_cast<unsigned char*>(base), length, remote_write};
+  mrs_[key] = {static_cast<unsigned char*>(base), length, remote_write, remote_read, remote_atomic};
   return {static_cast<unsigned char*>(base), length, key, key};
 }
 
@@ -87,7 +88,10 @@ bool fabric::execute(endpoint& from, endpoint& to) {
   auto& head = from.to_execute_.front();
   const auto& w = head.work;
   std::uint64_t length = w.length();
-  // Gather the local bytes first: a bad lkey is the requester's own fault.
+  bool read = w.kind == work_kind::read;
+  bool atomic = w.kind == work_kind::fetch_add || w.kind == work_kind::compare_swap;
+  // Check the local SGEs first (a bad lkey is the requester's own fault)
+  // and gather what a write sends.
   std::vector<unsigned char> payload;
   payload.reserve(length);
   for (std::uint8_t i = 0; i < w.num_sge; ++i) {
@@ -102,12 +106,17 @@ bool fabric::execute(endpoint& from, endpoint& to) {
     auto* p = reinterpret_cast<const unsigned char*>(s.addr);
     payload.insert(payload.end(), p, p + s.length);
   }
+  if (atomic && (length != 8 || w.remote_addr % 8 != 0)) {
+    from.fail_qp(w.wr_id, completion_status::local_error, "atomic not on an aligned 8-byte word");
+    return true;
+  }
   unsigned char* dst = nullptr;
   if (length > 0) {
     // The responder checks key, access and bounds, overflow-safe.
     const auto* m = to.find(w.rkey);
     auto base = m ? reinterpret_cast<std::uint64_t>(m->base) : 0;
-    if (!m || !m->remote_write || w.remote_addr < base || w.remote_addr - base > m->length ||
+    bool allowed = m && (read ? m->remote_read : atomic ? m->remote_atomic : m->remote_write);
+    if (!allowed || w.remote_addr < base || w.remote_addr - base > m->length ||
         length > m->length - (w.remote_addr - base)) {
       ++from.stats_.remote_access_errors;
       from.fail_qp(w.wr_id, completion_status::remote_access, "remote access error");
@@ -126,8 +135,24 @@ bool fabric::execute(endpoint& from, endpoint& to) {
     }
     --to.receives_;
   }
-  if (length > 0)
+  if (read) {
+    // The responder's bytes, scattered into the requester's SGEs.
+    const unsigned char* src = dst;
+    for (std::uint8_t i = 0; i < w.num_sge; ++i) {
+      std::memcpy(reinterpret_cast<unsigned char*>(w.sge[i].addr), src, w.sge[i].length);
+      src += w.sge[i].length;
+    }
+  } else if (atomic) {
+    std::uint64_t old = 0;
+    std::memcpy(&old, dst, 8);
+    std::uint64_t now = w.kind == work_kind::fetch_add ? old + w.compare_add
+                        : old == w.compare_add         ? w.swap
+                                                       : old;
+    std::memcpy(dst, &now, 8);
+    std::memcpy(reinterpret_cast<unsigned char*>(w.sge[0].addr), &old, 8);
+  } else if (length > 0) {
     std::memcpy(dst, payload.data(), length);
+  }
   ++from.stats_.writes;
   from.stats_.bytes_placed += length;
   if (w.kind == work_kind::write_with_imm)

@@ -1,8 +1,9 @@
 // A simulated pair of RC queue pairs, for deterministic tests of the rsocket
 // engine. Test double only: never built into the libraries, never selectable.
 //
-// What it models: memory regions with keys, bounds and access; RDMA WRITE and
-// WRITE WITH IMMEDIATE, the latter consuming a posted receive (with none, the
+// What it models: memory regions with keys, bounds and access; RDMA WRITE,
+// READ and 8-byte atomics (fetch-and-add, compare-and-swap on an aligned
+// word), and WRITE WITH IMMEDIATE, the latter consuming a posted receive (with none, the
 // write is retried up to rnr_retry times, 7 meaning forever, then fails);
 // strictly in-order placement and completion per queue pair; a bad key or an
 // out-of-bounds write failing with a remote access error that takes the
@@ -44,8 +45,10 @@ class endpoint {
   endpoint(fabric& f, std::uint32_t sq_size, std::uint32_t rq_capacity)
       : fabric_(f), sq_size_(sq_size), rq_capacity_(rq_capacity) {}
 
-  // Registers [base, base + length); remote_write allows the peer to write it.
-  engine::region register_memory(void* base, std::size_t length, bool remote_write);
+  // Registers [base, base + length); remote_write allows the peer to write
+  // it, remote_read to read it, remote_atomic to run atomics on it.
+  engine::region register_memory(void* base, std::size_t length, bool remote_write,
+                                 bool remote_read = false, bool remote_atomic = false);
   void deregister(std::uint32_t lkey);
 
   void post(const engine::work& w);
@@ -62,7 +65,7 @@ class endpoint {
   struct mr {
     unsigned char* base;
     std::size_t length;
-    bool remote_write;
+    bool remote_write, remote_read, remote_atomic;
   };
   struct wr {
     engine::work work;

@@ -208,3 +208,84 @@ TEST_CASE("inbound IOMAP_SGL counts as consumed and is reported") {
   CHECK(t.eng.state().consumed == 1);
   CHECK(t.eng.target_iomap(1) == wire::iomap_entry{7, {0x500000, 41, 100}});
 }
+
+TEST_CASE(
+    "rioread splits at entry ends, scatters up to max_sge, and is refused without read depth") {
+  params p;
+  p.iomap_slots = 2;
+  p.max_sge = 2;
+  {
+    lone_engine none(p);
+    none.complete_all();
+    none.iomap_slot(0, {0, {0x500000, 41, 100}});
+    std::vector<unsigned char> into(10);
+    local_sge dest{reinterpret_cast<std::uint64_t>(into.data()), 10, 5};
+    CHECK(none.eng.rioread(&dest, 1, 0, 1).st == status::unsupported);
+    local_sge result{reinterpret_cast<std::uint64_t>(into.data()), 8, 5};
+    CHECK(none.eng.rioatomic(work_kind::fetch_add, result, 0, 1, 0, 1).st == status::unsupported);
+  }
+  p.max_rd_atomic = 4;
+  lone_engine t(p);
+  t.complete_all();
+  t.iomap_slot(0, {0, {0x500000, 41, 100}});
+  t.iomap_slot(1, {100, {0x600000, 42, 100}});
+  std::vector<unsigned char> into(200);
+  // 150 bytes from offset 50, into three destinations of 20, 60 and 70.
+  local_sge dests[3] = {{reinterpret_cast<std::uint64_t>(into.data()), 20, 7},
+                        {reinterpret_cast<std::uint64_t>(into.data()) + 30, 60, 8},
+                        {reinterpret_cast<std::uint64_t>(into.data()) + 100, 70, 9}};
+  auto r = t.eng.rioread(dests, 3, 50, 11);
+  CHECK(r.st == status::ok);
+  CHECK(r.bytes == 150);
+  auto w = t.take();
+  // The first entry's 50 bytes: 20 + 30 of the second destination (two
+  // SGEs); then the second entry's 100: 30 + 70.
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].kind == work_kind::read);
+  CHECK(w[0].remote_addr == 0x500000 + 50);
+  CHECK(w[0].rkey == 41);
+  CHECK(w[0].num_sge == 2);
+  CHECK(w[0].length() == 50);
+  CHECK(w[1].remote_addr == 0x600000);
+  CHECK(w[1].rkey == 42);
+  CHECK(w[1].sge[0].addr == dests[1].addr + 30);
+  CHECK(w[1].sge[1].lkey == 9);
+  CHECK(w[1].length() == 100);
+  t.eng.on_send_completion({w[0].wr_id, completion_status::success, {}});
+  CHECK(t.events().empty());
+  t.eng.on_send_completion({w[1].wr_id, completion_status::success, {}});
+  auto ev = t.events();
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == event_kind::ioread_done);
+  CHECK(ev[0].token == 11);
+  CHECK(ev[0].bytes == 150);
+  CHECK(t.eng.rioread(dests, 1, 5000, 12).st == status::no_mapping);
+}
+
+TEST_CASE("rioatomic: an aligned mapped word, its operands, and its token back") {
+  params p;
+  p.iomap_slots = 1;
+  p.max_rd_atomic = 1;
+  lone_engine t(p);
+  t.complete_all();
+  t.iomap_slot(0, {1000, {0x500000, 41, 64}});
+  alignas(8) unsigned char result[8];
+  local_sge res{reinterpret_cast<std::uint64_t>(result), 8, 3};
+  CHECK(t.eng.rioatomic(work_kind::compare_swap, res, 1004, 1, 2, 1).st == status::invalid);
+  CHECK(t.eng.rioatomic(work_kind::compare_swap, res, 1060, 1, 2, 1).st == status::no_mapping);
+  CHECK(t.eng.rioatomic(work_kind::read, res, 1008, 1, 2, 1).st == status::invalid);
+  auto r = t.eng.rioatomic(work_kind::compare_swap, res, 1008, 5, 6, 21);
+  CHECK(r.st == status::ok);
+  auto w = t.take();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].kind == work_kind::compare_swap);
+  CHECK(w[0].remote_addr == 0x500000 + 8);
+  CHECK(w[0].compare_add == 5);
+  CHECK(w[0].swap == 6);
+  CHECK(w[0].sge[0].addr == res.addr);
+  t.eng.on_send_completion({w[0].wr_id, completion_status::success, {}});
+  auto ev = t.events();
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == event_kind::ioatomic_done);
+  CHECK(ev[0].token == 21);
+}

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <vector>
 
 using namespace riomesh;
@@ -147,4 +148,94 @@ TEST_CASE("a cut fails what is outstanding and flushes receives") {
   REQUIRE(b.size() == 2);
   CHECK(b[0].recv.status == completion_status::flushed);
   CHECK_FALSE(n.f.step());
+}
+
+TEST_CASE(
+    "reads and atomics need their access, atomics an aligned word, and the old value comes back") {
+  sim::fabric f{7, 16, 16, 2};
+  alignas(8) unsigned char theirs[64];
+  alignas(8) unsigned char mine[64] = {};
+  for (int i = 0; i < 64; ++i)
+    theirs[i] = static_cast<unsigned char>(i);
+  auto local = f.side(0).register_memory(mine, sizeof mine, false);
+  auto readable = f.side(1).register_memory(theirs, sizeof theirs, false, true, true);
+  auto run = [&] {
+    while (f.step()) {
+    }
+  };
+  // A read scattered into two SGEs.
+  work r;
+  r.kind = work_kind::read;
+  r.wr_id = 1;
+  r.remote_addr = readable.addr() + 10;
+  r.rkey = readable.rkey;
+  r.num_sge = 2;
+  r.sge[0] = {local.addr() + 40, 3, local.lkey};
+  r.sge[1] = {local.addr(), 5, local.lkey};
+  f.side(0).post(r);
+  run();
+  REQUIRE(f.side(0).poll(10).at(0).send.status == completion_status::success);
+  CHECK(mine[40] == 10);
+  CHECK(mine[42] == 12);
+  CHECK(mine[0] == 13);
+  CHECK(mine[4] == 17);
+  // fetch-and-add, then compare-and-swap that matches and one that does not.
+  std::uint64_t word = 0;
+  std::memcpy(&word, theirs + 8, 8);
+  auto atomic = [&](work_kind k, std::uint64_t a, std::uint64_t b) {
+    work w;
+    w.kind = k;
+    w.wr_id = 2;
+    w.remote_addr = readable.addr() + 8;
+    w.rkey = readable.rkey;
+    w.num_sge = 1;
+    w.sge[0] = {local.addr() + 48, 8, local.lkey};
+    w.compare_add = a;
+    w.swap = b;
+    f.side(0).post(w);
+    run();
+    auto c = f.side(0).poll(10);
+    REQUIRE(c.size() == 1);
+    CHECK(c[0].send.status == completion_status::success);
+    std::uint64_t old = 0;
+    std::memcpy(&old, mine + 48, 8);
+    return old;
+  };
+  CHECK(atomic(work_kind::fetch_add, 5, 0) == word);
+  CHECK(atomic(work_kind::compare_swap, word + 5, 77) == word + 5);
+  CHECK(atomic(work_kind::compare_swap, 1, 99) == 77);
+  std::uint64_t now = 0;
+  std::memcpy(&now, theirs + 8, 8);
+  CHECK(now == 77);
+  // Memory registered for writes only cannot be read.
+  unsigned char write_only[16] = {};
+  auto w_only = f.side(1).register_memory(write_only, sizeof write_only, true);
+  r.remote_addr = w_only.addr();
+  r.rkey = w_only.rkey;
+  r.num_sge = 1;
+  r.sge[0] = {local.addr(), 8, local.lkey};
+  f.side(0).post(r);
+  run();
+  CHECK(f.side(0).poll(10).at(0).send.status == completion_status::remote_access);
+}
+
+TEST_CASE("an atomic on a word that is not 8-byte aligned fails the requester") {
+  sim::fabric f{8, 16, 16, 2};
+  alignas(8) unsigned char theirs[32] = {};
+  alignas(8) unsigned char mine[8] = {};
+  auto local = f.side(0).register_memory(mine, sizeof mine, false);
+  auto remote = f.side(1).register_memory(theirs, sizeof theirs, false, true, true);
+  work w;
+  w.kind = work_kind::fetch_add;
+  w.wr_id = 1;
+  w.remote_addr = remote.addr() + 4;
+  w.rkey = remote.rkey;
+  w.num_sge = 1;
+  w.sge[0] = {local.addr(), 8, local.lkey};
+  w.compare_add = 1;
+  f.side(0).post(w);
+  while (f.step()) {
+  }
+  CHECK(f.side(0).poll(10).at(0).send.status == completion_status::local_error);
+  CHECK(theirs[4] == 0);
 }

@@ -156,6 +156,10 @@ void engine::on_send_completion(const send_completion& c) {
   }
   if (record->role == wr_role::iowrite && record->last)
     emit({event_kind::iowrite_done, record->token, record->token_bytes, 0});
+  if (record->role == wr_role::ioread && record->last)
+    emit({event_kind::ioread_done, record->token, record->token_bytes, 0});
+  if (record->role == wr_role::ioatomic)
+    emit({event_kind::ioatomic_done, record->token, 8, 0});
   if (record->role == wr_role::ctrl &&
       record->ctrl_code == static_cast<std::uint32_t>(wire::ctrl_code::disconnect)) {
     // Its completion means every earlier write was acknowledged.
@@ -265,6 +269,8 @@ const char* to_string(status value) {
       return "no mapping at that offset";
     case status::no_space:
       return "no free iomap slot";
+    case status::unsupported:
+      return "no RDMA READ on this connection";
     default:
       return "invalid";
   }

@@ -265,4 +265,102 @@ io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* 
   return {written, stopped};
 }
 
+// Reads go where writes would: the peer's iomap entries say where its
+// mapped space lies. They take send queue slots like writes and nothing of
+// the ring; the queue pair holds back those beyond its initiator depth.
+io_result engine::rioread(const local_sge* into, std::size_t count, std::uint64_t offset,
+                          std::uint64_t token) {
+  if (auto refused = refuse_write())
+    return *refused;
+  if (params_.max_rd_atomic == 0)
+    return {0, status::unsupported};
+  std::size_t length = 0;
+  for (std::size_t i = 0; i < count; ++i)
+    length += into[i].length;
+  if (length == 0)
+    return {0, status::ok};
+  if (offset > std::numeric_limits<std::uint64_t>::max() - length)
+    return {0, status::invalid};
+  std::size_t done = 0, index = 0, at_in = 0;
+  status stopped = status::ok;
+  std::size_t sges = std::clamp<std::size_t>(params_.max_sge, 1, max_work_sges);
+  while (done < length) {
+    std::uint64_t at = offset + done;
+    auto entry = find_target_iomap(at);
+    if (!entry) {
+      stopped = status::no_mapping;
+      break;
+    }
+    if (!queue_.data_available()) {
+      note_blocked(false);
+      stopped = status::would_block;
+      break;
+    }
+    std::size_t in_entry = entry->target.length - (at - entry->offset);
+    std::size_t limit = std::min({length - done, in_entry, std::size_t{params_.max_write}});
+    work w;
+    w.kind = work_kind::read;
+    w.remote_addr = entry->target.addr + (at - entry->offset);
+    w.rkey = entry->target.key;
+    std::size_t chunk = 0;
+    while (chunk < limit && w.num_sge < sges && index < count) {
+      if (at_in == into[index].length) {
+        ++index;
+        at_in = 0;
+        continue;
+      }
+      const auto& s = into[index];
+      auto k = std::min<std::size_t>(limit - chunk, s.length - at_in);
+      w.sge[w.num_sge++] = {s.addr + at_in, static_cast<std::uint32_t>(k), s.lkey};
+      at_in += k;
+      chunk += k;
+    }
+    posted_wr record;
+    record.role = wr_role::ioread;
+    record.token = token;
+    post(w, record);
+    done += chunk;
+  }
+  if (done > 0) {
+    auto& last = queue_.newest();
+    last.last = true;
+    last.token_bytes = done;
+  }
+  return {done, stopped};
+}
+
+io_result engine::rioatomic(work_kind kind, const local_sge& result, std::uint64_t offset,
+                            std::uint64_t a, std::uint64_t b, std::uint64_t token) {
+  if (auto refused = refuse_write())
+    return *refused;
+  if (params_.max_rd_atomic == 0)
+    return {0, status::unsupported};
+  if ((kind != work_kind::fetch_add && kind != work_kind::compare_swap) || result.length != 8 ||
+      offset > std::numeric_limits<std::uint64_t>::max() - 8)
+    return {0, status::invalid};
+  auto entry = find_target_iomap(offset);
+  if (!entry || entry->target.length - (offset - entry->offset) < 8)
+    return {0, status::no_mapping};
+  std::uint64_t remote = entry->target.addr + (offset - entry->offset);
+  if (remote % 8 != 0)
+    return {0, status::invalid};
+  if (!queue_.data_available()) {
+    note_blocked(false);
+    return {0, status::would_block};
+  }
+  work w;
+  w.kind = kind;
+  w.remote_addr = remote;
+  w.rkey = entry->target.key;
+  w.num_sge = 1;
+  w.sge[0] = result;
+  w.compare_add = a;
+  w.swap = b;
+  posted_wr record;
+  record.role = wr_role::ioatomic;
+  record.token = token;
+  post(w, record);
+  return {8, status::ok};
+}
+
 }  // namespace riomesh::engine

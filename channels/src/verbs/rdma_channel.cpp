@@ -39,6 +39,21 @@ engine::completion_status status_of(ibv_wc_status s) {
   }
 }
 
+const char* opcode_name(engine::work_kind k) {
+  switch (k) {
+    case engine::work_kind::write_with_imm:
+      return "WRITE_IMM";
+    case engine::work_kind::read:
+      return "READ";
+    case engine::work_kind::fetch_add:
+      return "FETCH_ADD";
+    case engine::work_kind::compare_swap:
+      return "CMP_SWAP";
+    default:
+      return "WRITE";
+  }
+}
+
 }  // namespace
 
 void rdma_channel::post_work() {
@@ -66,8 +81,7 @@ void rdma_channel::post_work() {
     eng_->fail(sys_error("peer " + peer_ + ": cannot post " +
                          (w.kind == engine::work_kind::post_recv
                               ? std::to_string(w.recv_count) + " receives"
-                              : "a " + std::to_string(w.length()) + "-byte " +
-                                    (w.kind == engine::work_kind::write ? "WRITE" : "WRITE_IMM") +
+                              : "a " + std::to_string(w.length()) + "-byte " + opcode_name(w.kind) +
                                     (w.inline_data ? " (inline)" : ""))));
   };
   auto post_chain = [&]() {
@@ -111,12 +125,26 @@ void rdma_channel::post_work() {
     wr.wr_id = w.wr_id;
     wr.sg_list = sge;
     wr.num_sge = w.num_sge;
-    wr.opcode = w.kind == engine::work_kind::write_with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM
-                                                            : IBV_WR_RDMA_WRITE;
     wr.send_flags = IBV_SEND_SIGNALED | (w.inline_data ? IBV_SEND_INLINE : 0);
-    wr.imm_data = wire::to_wire(w.imm);
-    wr.wr.rdma.remote_addr = w.remote_addr;
-    wr.wr.rdma.rkey = w.rkey;
+    switch (w.kind) {
+      case engine::work_kind::fetch_add:
+      case engine::work_kind::compare_swap:
+        wr.opcode = w.kind == engine::work_kind::fetch_add ? IBV_WR_ATOMIC_FETCH_AND_ADD
+                                                           : IBV_WR_ATOMIC_CMP_AND_SWP;
+        wr.wr.atomic.remote_addr = w.remote_addr;
+        wr.wr.atomic.rkey = w.rkey;
+        wr.wr.atomic.compare_add = w.compare_add;
+        wr.wr.atomic.swap = w.swap;
+        break;
+      default:
+        wr.opcode = w.kind == engine::work_kind::write_with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM
+                    : w.kind == engine::work_kind::read         ? IBV_WR_RDMA_READ
+                                                                : IBV_WR_RDMA_WRITE;
+        wr.imm_data = wire::to_wire(w.imm);
+        wr.wr.rdma.remote_addr = w.remote_addr;
+        wr.wr.rdma.rkey = w.rkey;
+        break;
+    }
     posted[chained++] = &w;
     if (chained == chain_max && !post_chain())
       return;

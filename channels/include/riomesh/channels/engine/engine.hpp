@@ -64,6 +64,17 @@ class engine {
   // a work request carries up to params.max_sge of them.
   io_result riowrite_sges(const local_sge* sources, std::size_t count, std::uint64_t offset,
                           std::uint64_t token);
+  // One-sided, where the connection negotiated RDMA READ (max_rd_atomic):
+  // reads [offset, offset + total) of the peer's mapped space into the
+  // registered destinations, one after another; `token` comes back in an
+  // ioread_done event once all of it is in place. Not part of rsockets.
+  io_result rioread(const local_sge* into, std::size_t count, std::uint64_t offset,
+                    std::uint64_t token);
+  // An 8-byte atomic (work_kind::fetch_add or compare_swap) on the peer's
+  // mapped word at `offset` (aligned in the peer's memory); its old value
+  // goes to `result` (8 registered bytes) before the ioatomic_done event.
+  io_result rioatomic(work_kind kind, const local_sge& result, std::uint64_t offset,
+                      std::uint64_t a, std::uint64_t b, std::uint64_t token);
   // Copies through the staging ring first, as rsockets does.
   io_result riowrite_copy(const void* data, std::size_t length, std::uint64_t offset);
   // The peer's iomap slot `index` as it stands in our memory.

@@ -10,13 +10,22 @@
 
 namespace riomesh::engine {
 
-enum class wr_role : std::uint8_t { data, iomap, iowrite, credit, ctrl, keepalive };
+enum class wr_role : std::uint8_t {
+  data,
+  iomap,
+  iowrite,
+  credit,
+  ctrl,
+  keepalive,
+  ioread,
+  ioatomic
+};
 
 struct posted_wr {
   std::uint64_t wr_id = 0;
   wr_role role = wr_role::data;
   std::uint32_t ring_bytes = 0;  // staging ring space to give back
-  std::uint64_t token = 0;       // iowrite: reported when `last` completes
+  std::uint64_t token = 0;       // iowrite, ioread: reported when `last` completes
   std::uint64_t token_bytes = 0;
   bool last = false;
   std::uint32_t ctrl_code = 0;

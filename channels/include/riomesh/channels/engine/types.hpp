@@ -40,12 +40,23 @@ struct params {
   // max_send_sge, at most max_work_sges): pieces of a gathered riowrite
   // share work requests up to this many.
   std::uint32_t max_sge = 2;
+  // RDMA READs and atomics the queue pair may have outstanding as the
+  // initiator (the connection's negotiated initiator depth); 0: rioread
+  // and rioatomic are refused (rsockets' connections negotiate none).
+  std::uint32_t max_rd_atomic = 0;
   // Count an arriving IOMAP_SGL as a consumed message and say so in the
   // connection data (wire::flag_iomap_credit). Off: behave as a plain rsocket.
   bool iomap_credit = true;
 };
 
-enum class work_kind : std::uint8_t { write_with_imm, write, post_recv };
+enum class work_kind : std::uint8_t {
+  write_with_imm,
+  write,
+  post_recv,
+  read,       // RDMA READ of remote_addr into the SGEs
+  fetch_add,  // 8-byte atomics at remote_addr; the old value into sge[0]
+  compare_swap,
+};
 
 struct local_sge {
   std::uint64_t addr = 0;
@@ -66,6 +77,9 @@ struct work {
   bool inline_data = false;  // small enough to copy into the work request
   std::array<local_sge, max_work_sges> sge{};
   std::uint32_t recv_count = 0;  // post_recv: that many zero-SGE receives
+  // fetch_add: the addend; compare_swap: the value expected, and the one
+  // swapped in.
+  std::uint64_t compare_add = 0, swap = 0;
 
   std::uint64_t length() const {
     std::uint64_t n = 0;
@@ -99,12 +113,14 @@ struct recv_completion {
 };
 
 enum class event_kind : std::uint8_t {
-  readable,      // stream bytes, or end of stream, can be read
-  writable,      // a send or riowrite that would block can go on
-  iowrite_done,  // `token`'s writes completed; its source may be reused
-  peer_iomap,    // the peer published iomap slot `index` (tcp: map at `token`, `bytes` long)
-  peer_iounmap,  // tcp: the peer withdrew its map at `token`
-  closed,        // disconnected or failed; reason() says which
+  readable,       // stream bytes, or end of stream, can be read
+  writable,       // a send or riowrite that would block can go on
+  iowrite_done,   // `token`'s writes completed; its source may be reused
+  ioread_done,    // `token`'s reads completed: its `bytes` are in place
+  ioatomic_done,  // `token`'s atomic completed: the old value is in place
+  peer_iomap,     // the peer published iomap slot `index` (tcp: map at `token`, `bytes` long)
+  peer_iounmap,   // tcp: the peer withdrew its map at `token`
+  closed,         // disconnected or failed; reason() says which
 };
 
 struct event {
@@ -120,9 +136,10 @@ enum class status : std::uint8_t {
   eof,          // the peer shut down its sending side and all bytes are read
   closed,       // the connection failed or the peer disconnected: see reason()
   shut_down,    // this side shut that direction down
-  no_mapping,   // riowrite: no peer iomap entry holds the offset
+  no_mapping,   // riowrite, rioread: no peer iomap entry holds the offset
   no_space,     // riomap: no free slot in the peer's iomap table
   invalid,      // a call's arguments contradict the state (overlap, unknown map)
+  unsupported,  // rioread, rioatomic: the connection negotiated no RDMA READ
 };
 
 struct io_result {
