@@ -6,6 +6,41 @@
 #include <limits>
 
 namespace riomesh::engine {
+namespace {
+
+// Where a gathered riowrite's sources, or a scattered rioread's
+// destinations, stand: each work request takes the next bytes of the list.
+class sge_cursor {
+ public:
+  sge_cursor(const local_sge* list, std::size_t count) : list_(list), count_(count) {}
+
+  // Up to `limit` more bytes into `w`'s SGEs (at most `max_sge` of them,
+  // clamped to 1..max_work_sges); how many.
+  std::size_t fill(work& w, std::size_t limit, std::uint32_t max_sge) {
+    std::size_t sges = std::clamp<std::size_t>(max_sge, 1, max_work_sges);
+    std::size_t chunk = 0;
+    w.num_sge = 0;
+    while (chunk < limit && w.num_sge < sges && index_ < count_) {
+      const auto& s = list_[index_];
+      if (at_ == s.length) {
+        ++index_;
+        at_ = 0;
+        continue;
+      }
+      auto k = std::min<std::size_t>(limit - chunk, s.length - at_);
+      w.sge[w.num_sge++] = {s.addr + at_, static_cast<std::uint32_t>(k), s.lkey};
+      at_ += k;
+      chunk += k;
+    }
+    return chunk;
+  }
+
+ private:
+  const local_sge* list_;
+  std::size_t count_, index_ = 0, at_ = 0;
+};
+
+}  // namespace
 
 bool engine::has_credit() const {
   return sseq_no_ != sseq_comp_;
@@ -203,7 +238,8 @@ io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* 
   if (!publish_iomaps())
     return {0, status::would_block};
   std::size_t chunk_limit = std::min(params_.first_chunk, params_.max_transfer);
-  std::size_t written = 0, source_index = 0, source_at = 0;
+  std::size_t written = 0;
+  sge_cursor from(sources, count);
   status stopped = status::ok;
   while (written < length) {
     std::uint64_t at = offset + written;
@@ -236,22 +272,8 @@ io_result engine::write_mapped(const unsigned char* copy_from, const local_sge* 
       w.num_sge = ring_.put(copy_from + written, chunk, w.sge);
       record.ring_bytes = static_cast<std::uint32_t>(chunk);
     } else {
-      std::size_t limit = std::min({left, in_entry, std::size_t{params_.max_write}});
-      std::size_t sges = std::clamp<std::size_t>(params_.max_sge, 1, max_work_sges);
-      chunk = 0;
-      w.num_sge = 0;
-      while (chunk < limit && w.num_sge < sges && source_index < count) {
-        if (source_at == sources[source_index].length) {
-          ++source_index;
-          source_at = 0;
-          continue;
-        }
-        const auto& s = sources[source_index];
-        auto k = std::min<std::size_t>(limit - chunk, s.length - source_at);
-        w.sge[w.num_sge++] = {s.addr + source_at, static_cast<std::uint32_t>(k), s.lkey};
-        source_at += k;
-        chunk += k;
-      }
+      chunk =
+          from.fill(w, std::min({left, in_entry, std::size_t{params_.max_write}}), params_.max_sge);
     }
     w.inline_data = chunk <= params_.inline_size;
     post(w, record);
@@ -281,9 +303,9 @@ io_result engine::rioread(const local_sge* into, std::size_t count, std::uint64_
     return {0, status::ok};
   if (offset > std::numeric_limits<std::uint64_t>::max() - length)
     return {0, status::invalid};
-  std::size_t done = 0, index = 0, at_in = 0;
+  std::size_t done = 0;
+  sge_cursor to(into, count);
   status stopped = status::ok;
-  std::size_t sges = std::clamp<std::size_t>(params_.max_sge, 1, max_work_sges);
   while (done < length) {
     std::uint64_t at = offset + done;
     auto entry = find_target_iomap(at);
@@ -302,19 +324,7 @@ io_result engine::rioread(const local_sge* into, std::size_t count, std::uint64_
     w.kind = work_kind::read;
     w.remote_addr = entry->target.addr + (at - entry->offset);
     w.rkey = entry->target.key;
-    std::size_t chunk = 0;
-    while (chunk < limit && w.num_sge < sges && index < count) {
-      if (at_in == into[index].length) {
-        ++index;
-        at_in = 0;
-        continue;
-      }
-      const auto& s = into[index];
-      auto k = std::min<std::size_t>(limit - chunk, s.length - at_in);
-      w.sge[w.num_sge++] = {s.addr + at_in, static_cast<std::uint32_t>(k), s.lkey};
-      at_in += k;
-      chunk += k;
-    }
+    std::size_t chunk = to.fill(w, limit, params_.max_sge);
     posted_wr record;
     record.role = wr_role::ioread;
     record.token = token;
