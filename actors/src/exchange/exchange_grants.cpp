@@ -122,24 +122,22 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
     ++count.bad_inbound;
     logging::warn(params.node_name, "from node '" + peer + "': " + v.why);
   }
-  if (v.st == grant_status::ok && r->then_to != 0) {
-    // The bytes it follows are in place (they came ahead of it); an
-    // atomic's word is changed first.
-    std::optional<std::uint64_t> old;
-    if (is_atomic(r->op))
-      old = apply_atomic(*r, v.slice);
-    inbound_message then;
-    then.env.kind = envelope_kind::message;
-    then.env.sender = in.sender;
-    then.env.receiver = r->then_to;
-    then.env.body = std::move(r->then_body);
-    ++count.thens_carried;
-    deliver(l, then);
-    return answer_use(l, in.request_id, v.st, v.why, old.value_or(0));
+  if (v.st == grant_status::ok && r->op != grant_op::read) {
+    // A write's bytes came ahead of this; an atomic's word changes here.
+    // Then its `then`, if it rode along: it finds them in place.
+    std::uint64_t old = is_atomic(r->op) ? apply_atomic(*r, v.slice) : 0;
+    if (r->then_to != 0) {
+      inbound_message then;
+      then.env.kind = envelope_kind::message;
+      then.env.sender = in.sender;
+      then.env.receiver = r->then_to;
+      then.env.body = std::move(r->then_body);
+      ++count.thens_carried;
+      deliver(l, then);
+    }
+    return answer_use(l, in.request_id, v.st, v.why, old);
   }
-  if (v.st == grant_status::ok && is_atomic(r->op))
-    return answer_use(l, in.request_id, v.st, v.why, apply_atomic(*r, v.slice));
-  if (v.st != grant_status::ok || r->op == grant_op::write || r->length == 0)
+  if (v.st != grant_status::ok || r->length == 0)
     return answer_use(l, in.request_id, v.st, v.why);
   outbound_message m;
   m.writes.push_back({r->destination, std::move(v.slice)});
@@ -219,27 +217,27 @@ std::string too_many(const std::string& owner) {
 }
 }  // namespace
 
-bool exchange::impl::carry_then(link& l, grant_request& r, outbound_message& m,
-                                const caf::strong_actor_ptr& from, const caf::strong_actor_ptr& to,
-                                const caf::message& then) {
-  if (!to || to->node() != node_id_of(l.peer_name()))
-    return false;
+void exchange::impl::carry_then(link& l, grant_request& r, outbound_message& m, grant_wait& w) {
+  if (!w.then_to || w.then_to->node() != node_id_of(l.peer_name()))
+    return;
   encoded_message enc;
   std::string error;
-  if (!encode_message(sys, then, params.eager_threshold, enc, error, &codec) || !enc.placed.empty())
-    return false;  // sent the ordinary way, which reports what fails
+  if (!encode_message(sys, w.then, params.eager_threshold, enc, error, &codec) ||
+      !enc.placed.empty())
+    return;  // sent the ordinary way, which reports what fails
   auto size =
       (r.op == grant_op::compare_swap ? grant_swap_size : grant_request_size) + 8 + enc.body.size();
   if (size > l.peer_terms().max_body)
-    return false;
-  if (from && from->node() == sys.node()) {
-    m.env.sender = from->id();
-    export_sender(from, l.peer_name());
+    return;
+  if (w.status_to && w.status_to->node() == sys.node()) {
+    m.env.sender = w.status_to->id();
+    export_sender(w.status_to, l.peer_name());
   }
   count.payload_copied_out += enc.copied;
-  r.then_to = to->id();
+  r.then_to = w.then_to->id();
   r.then_body = std::move(enc.body);
-  return true;
+  w.then_to = nullptr;
+  w.then = caf::message{};
 }
 
 // `m` (what goes ahead of it, if anything) with the grant_use envelope
@@ -272,10 +270,8 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
                         "node '" + g.owner + "' is not connected");
   outbound_message m;
   grant_request r{grant_op::write, offset, data.size(), 0};
-  bool carried = x.carry_then(*l, r, m, status_to, then_to, then);
-  grant_wait w{
-      g.owner,     l->id(), status_to, carried ? nullptr : then_to, carried ? caf::message{} : then,
-      std::nullopt};
+  grant_wait w{g.owner, l->id(), status_to, then_to, then, std::nullopt};
+  x.carry_then(*l, r, m, w);
   if (!x.add_wait(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
   auto length = data.size();
@@ -353,14 +349,8 @@ void exchange::atomic_granted(const grant& g, std::uint64_t op, grant_op kind, s
                         "node '" + g.owner + "' is not connected", true);
   outbound_message m;
   grant_request r{kind, offset, 8, a, b};
-  bool carried = x.carry_then(*l, r, m, status_to, then_to, then);
-  grant_wait w{g.owner,
-               l->id(),
-               status_to,
-               carried ? nullptr : then_to,
-               carried ? caf::message{} : then,
-               std::nullopt,
-               true};
+  grant_wait w{g.owner, l->id(), status_to, then_to, then, std::nullopt, true};
+  x.carry_then(*l, r, m, w);
   if (!x.add_wait(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), true);
   x.send_use(*l, g.id, op, r, std::move(m));

@@ -154,11 +154,10 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::size_t reads_in_flight(std::uint64_t link);
   void send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
                 outbound_message m);
-  // Puts `then` for `to` into the use `r` (and its sender into `m`) when
-  // it can ride there (exchange_grants.cpp); false: the holder sends it
-  // after the answer.
-  bool carry_then(link& l, grant_request& r, outbound_message& m, const caf::strong_actor_ptr& from,
-                  const caf::strong_actor_ptr& to, const caf::message& then);
+  // Moves `w`'s `then` into the use `r` (its sender into `m`) when it can
+  // ride there (exchange_grants.cpp); otherwise it stays in `w`, for the
+  // holder to send after the answer.
+  void carry_then(link& l, grant_request& r, outbound_message& m, grant_wait& w);
   // The oldest read waiting for a map slot on `l`, tried again.
   void unpark_read(link& l);
   void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail,
