@@ -468,7 +468,8 @@ std::vector<section> make_schema() {
         size_field("max_pinned", mem(&M::max_pinned), 0, 1024 * GiB),
         count_field("cache_entries", mem(&M::cache_entries), 1, 1u << 20),
         size_field("cache_bytes", mem(&M::cache_bytes), MiB, 1024 * GiB),
-        duration_field("cache_idle", mem(&M::cache_idle), 0ns, std::chrono::hours(24))}},
+        duration_field("cache_idle", mem(&M::cache_idle), 0ns, std::chrono::hours(24)),
+        count_field("shared_cq_from", mem(&M::shared_cq_from), 0, 1u << 20)}},
       {"runtime",
        {threads_field(),
         choice_field(

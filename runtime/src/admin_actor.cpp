@@ -53,6 +53,11 @@ void flatten(const channels::verbs::memory_domain::counters& m, stat_report& r) 
   add("memory.cache_trimmed", m.cache_trimmed);
   add("memory.cache_entries", m.cache_entries);
   add("memory.cache_bytes", m.cache_bytes);
+  add("memory.completion_queues", m.completion_queues);
+  add("memory.cq_queue_pairs", m.cq_queue_pairs);
+  add("memory.cq_polls", m.cq_polls);
+  add("memory.cq_strays", m.cq_strays);
+  add("memory.cq_kicks", m.cq_kicks);
 }
 
 void flatten(const std::string& peer, const actors::connection_core::counters& c, stat_report& r) {

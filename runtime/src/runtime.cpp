@@ -155,6 +155,15 @@ struct runtime::impl {
     if (settings.memory.provider == config::memory_provider::dmabuf &&
         choice.fabric == config::fabric_kind::verbs)
       note_dmabuf_staging(*params.node.channel.memory, settings.node.name);
+    if (choice.fabric == config::fabric_kind::verbs) {
+      // The I/O thread takes the shared completion queues' signals itself:
+      // a thread of their own would cost a switch per wake-up.
+      memory = params.node.channel.memory;
+      memory->watch_queues({[this](int fd, std::function<void()> ready) {
+                              return loop.watch(fd, std::move(ready), false);
+                            },
+                            [this](int fd) { loop.unwatch(fd); }});
+    }
     std::shared_ptr<channels::listener> l =
         channels::listen(params.node.listen, params.node.channel, error);
     if (!l)
@@ -198,6 +207,10 @@ struct runtime::impl {
       self->wait_for(directory);
     }
     loop.stop();
+    // Connections that outlive the loop (none should) would need their
+    // queues watched still.
+    if (memory)
+      memory->watch_queues({});
     // Published actors and proxies are held there: let them go, so the
     // actor system's destructor can wait for them to finish.
     if (x)
@@ -230,6 +243,9 @@ struct runtime::impl {
   caf::actor iomap_manager;  // exposes memory to peers; gives back idle registrations
   std::string fabric;
   std::uint16_t port = 0;
+  // On rdma: the node's memory domain, whose shared completion queues the
+  // loop watches.
+  std::shared_ptr<channels::verbs::memory_domain> memory;
 };
 
 runtime::runtime(config::settings settings, configure_fn configure)

@@ -18,14 +18,18 @@ std::string device_address() {
 }
 
 // RIOMESH_MEMORY_DOMAIN=shared: each side's connections share one memory
-// domain, as a node's do (windows over what they expose); otherwise each
-// connection has its own, as raw sockets do.
+// domain, as a node's do (windows over what they expose), and its
+// completion queues, as a node's do with memory.shared_cq_from set, driven
+// from the tests' threads (the queue's own thread takes its signals);
+// otherwise each connection has its own, as raw sockets do.
 rdma_params params() {
   rdma_params p;
   p.engine.iomap_slots = 16;  // room for the peer's maps
   const char* d = std::getenv("RIOMESH_MEMORY_DOMAIN");
   if (d && std::string{d} == "shared") {
-    static auto domain = std::make_shared<memory_domain>(memory_limits{});
+    memory_limits all_shared;
+    all_shared.shared_cq_from = 1;
+    static auto domain = std::make_shared<memory_domain>(all_shared);
     p.domain = domain;
   }
   return p;

@@ -49,8 +49,13 @@ class verbs_link final : public sim::engine_link {
   // `node`: both sides in one memory domain, as a node's connections are:
   // one protection domain, the rings reached through memory windows.
   verbs_link(const sim::side_config& a, const sim::side_config& b, bool node) {
-    if (node)
-      domain_ = std::make_shared<channels::verbs::memory_domain>(channels::verbs::memory_limits{});
+    if (node) {
+      // Every connection on the shared completion queue, as a node's are
+      // with memory.shared_cq_from set.
+      channels::verbs::memory_limits all_shared;
+      all_shared.shared_cq_from = 1;
+      domain_ = std::make_shared<channels::verbs::memory_domain>(all_shared);
+    }
     std::string error;
     auto listener = rdma_listener::listen({device_address(), 0}, params_of(b, domain_), error);
     if (!listener)

@@ -15,7 +15,9 @@
 using namespace riomesh;
 using namespace riomesh::test;
 
-TEST_CASE("memory domain: a pool buffer sent to 64 peers registers its slab once, node-wide") {
+TEST_CASE(
+    "memory domain: a pool buffer sent to 64 peers registers its slab once, node-wide, and the "
+    "connections from memory.shared_cq_from on share a few completion queues") {
   bool rdma = fabric_under_test() == "rdma";
   const int n = rdma ? 64 : 8;
   std::vector<std::unique_ptr<runtime>> peers;
@@ -30,6 +32,7 @@ TEST_CASE("memory domain: a pool buffer sent to 64 peers registers its slab once
   }
   auto sa = node_settings("node-a", where);
   sa.channel.arena = 1 << 20;  // one per peer, each registered
+  sa.memory.shared_cq_from = 9;
   auto a = start_node(sa);
   auto before = a->stats().memory;
   auto data = a->allocate(256 << 10);
@@ -56,6 +59,13 @@ TEST_CASE("memory domain: a pool buffer sent to 64 peers registers its slab once
     CHECK(fresh == 1);
     CHECK(hits == static_cast<std::uint64_t>(n - 1));
     CHECK(per_write == 0);
+    // The first 8 connections have queues of their own; from the 9th on
+    // the 56 share as many as the device's largest queue needs to hold every
+    // request they can have posted (rxe: 2), not one each.
+    CHECK(s.memory.completion_queues >= 1);
+    CHECK(s.memory.completion_queues <= 4);
+    CHECK(s.memory.cq_queue_pairs == static_cast<std::uint64_t>(n - 8));
+    MESSAGE(n << " connections on " << s.memory.completion_queues << " completion queues");
   } else {
     CHECK(s.memory.devices == 0);
     CHECK(s.memory.registrations == 0);
@@ -68,13 +78,18 @@ TEST_CASE("memory domain: a pool buffer sent to 64 peers registers its slab once
   auto after = a->stats().memory;
   // (A registration's count and its bytes go down one after the other.)
   while ((!a->stats().peers.empty() || after.registered != after.cache_entries ||
-          after.pinned_bytes != after.cache_bytes) &&
+          after.pinned_bytes != after.cache_bytes || after.cq_queue_pairs != 0) &&
          std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     after = a->stats().memory;
   }
   CHECK(after.registered == after.cache_entries);
   CHECK(after.pinned_bytes == after.cache_bytes);
+  // Each closed connection left the shared queue with its completions.
+  CHECK(after.cq_queue_pairs == 0);
+  MESSAGE("shared completion queue: " << after.cq_polls << " polls, " << after.cq_kicks
+                                      << " sleeping connections woken, " << after.cq_strays
+                                      << " completions of closed connections dropped");
 }
 
 namespace {

@@ -81,17 +81,17 @@ void io_loop::wake(const std::shared_ptr<link>& l) {
   ring();
 }
 
-bool io_loop::watch(int fd, std::function<void()> ready) {
+bool io_loop::watch(int fd, std::function<void()> ready, bool once) {
   {
-    std::lock_guard<std::mutex> guard(lock_);
+    std::lock_guard<std::mutex> guard(watches_lock_);
     watches_[fd] = {std::move(ready)};
   }
   epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.events = EPOLLIN | (once ? std::uint32_t{EPOLLONESHOT} : 0u);
   ev.data.fd = fd;
   if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0)
     return true;
-  std::lock_guard<std::mutex> guard(lock_);
+  std::lock_guard<std::mutex> guard(watches_lock_);
   watches_.erase(fd);
   return false;
 }
@@ -105,13 +105,18 @@ bool io_loop::rearm(int fd) {
 
 void io_loop::unwatch(int fd) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-  std::lock_guard<std::mutex> dispatching(dispatch_);
-  std::lock_guard<std::mutex> guard(lock_);
+  // On this thread no callback runs but perhaps the caller's own (a
+  // listener's, whose accept failed and closed a connection): waiting for
+  // it would wait forever.
+  std::unique_lock<std::mutex> dispatching(dispatch_, std::defer_lock);
+  if (!on_io_thread())
+    dispatching.lock();
+  std::lock_guard<std::mutex> guard(watches_lock_);
   watches_.erase(fd);
 }
 
 std::size_t io_loop::watched() const {
-  std::lock_guard<std::mutex> guard(lock_);
+  std::lock_guard<std::mutex> guard(watches_lock_);
   return watches_.size();
 }
 
@@ -254,7 +259,7 @@ void io_loop::run() {
         std::lock_guard<std::mutex> dispatching(dispatch_);
         std::function<void()> callback;
         {
-          std::lock_guard<std::mutex> guard(lock_);
+          std::lock_guard<std::mutex> guard(watches_lock_);
           auto w = watches_.find(fd);
           if (w == watches_.end())
             continue;

@@ -49,6 +49,7 @@ link::submitted link::submit(outbound_message&& m) {
 }
 
 void link::start(clock::time_point now) {
+  ch_->on_progress_thread();
   setup_deadline_ = now + params_.setup_limit;
   next_tick_ = now + params_.tick;
   session_terms terms{params_.arena_size,

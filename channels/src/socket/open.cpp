@@ -110,6 +110,7 @@ channel_options channel_options::from(const config::settings& s) {
   m.max_pinned = s.memory.max_pinned;
   m.cache.entries = s.memory.cache_entries;
   m.cache.bytes = s.memory.cache_bytes;
+  m.shared_cq_from = s.memory.shared_cq_from;
   o.memory = std::make_shared<verbs::memory_domain>(m);
   return o;
 }

@@ -152,31 +152,48 @@ void rdma_channel::post_work() {
   post_chain();
 }
 
-bool rdma_channel::poll_completions() {
-  ibv_wc wc[32];
+void rdma_channel::on_completion(const ibv_wc& wc) {
+  auto st = status_of(wc.status);
+  std::string detail =
+      st == engine::completion_status::success ? std::string{} : ibv_wc_status_str(wc.status);
+  if (wc.wr_id & bind_tag) {
+    --binds_in_flight_;
+    if (st != engine::completion_status::success)
+      eng_->fail("binding a memory window failed: " + detail);
+  } else if (wc.wr_id == 0) {  // receives carry id 0, sends never do
+    holding_ = false;          // the peer wrote: its windows are bound
+    eng_->on_recv_completion({wire::from_wire(wc.imm_data), wc.byte_len, st, detail});
+  } else {
+    eng_->on_send_completion({wc.wr_id, st, detail});
+  }
+}
+
+bool rdma_channel::poll_completions(bool force) {
   bool any = false;
+  if (shared_) {
+    while (inbox_ && shared_->collect(*inbox_, cq_seen_, force, mail_)) {
+      any = true;
+      for (const auto& wc : mail_)
+        on_completion(wc);
+      mail_.clear();
+      post_work();
+    }
+    return any;
+  }
+  ibv_wc wc[32];
   for (;;) {
     int n = ibv_poll_cq(cq_, 32, wc);
     if (n <= 0)
       return any;
     any = true;
-    for (int i = 0; i < n; ++i) {
-      auto st = status_of(wc[i].status);
-      std::string detail = st == engine::completion_status::success
-                               ? std::string{}
-                               : ibv_wc_status_str(wc[i].status);
-      if (wc[i].wr_id & bind_tag) {
-        --binds_in_flight_;
-        if (st != engine::completion_status::success)
-          eng_->fail("binding a memory window failed: " + detail);
-      } else if (wc[i].wr_id == 0) {  // receives carry id 0, sends never do
-        holding_ = false;             // the peer wrote: its windows are bound
-        eng_->on_recv_completion({wire::from_wire(wc[i].imm_data), wc[i].byte_len, st, detail});
-      } else
-        eng_->on_send_completion({wc[i].wr_id, st, detail});
-    }
+    for (int i = 0; i < n; ++i)
+      on_completion(wc[i]);
     post_work();
   }
+}
+
+int rdma_channel::completion_fd() const {
+  return shared_ ? inbox_->kick_fd() : comp_->fd;
 }
 
 void rdma_channel::handle_cm_events() {
@@ -202,14 +219,20 @@ void rdma_channel::handle_cm_events() {
 }
 
 void rdma_channel::progress() {
+  if (shared_)
+    shared_->wake(*inbox_);
   // One look at which of our two fds has something (a system call costs
   // more than everything else here, so: one, not a read on each).
   epoll_event ready[2];
   int n = epoll_wait(epoll_fd_, ready, 2, 0);
   bool cm_ready = false;
   for (int i = 0; i < n; ++i) {
-    if (ready[i].data.fd != comp_->fd) {
+    if (ready[i].data.fd != completion_fd()) {
       cm_ready = true;
+      continue;
+    }
+    if (shared_) {
+      inbox_->take_kick();
       continue;
     }
     // The completion channel's signal: the queue is now unarmed.
@@ -223,7 +246,10 @@ void rdma_channel::progress() {
   poll_completions();
   // Re-arm, then poll again: a completion that landed between the last
   // poll and the arming would otherwise wake nobody.
-  if (!armed_) {
+  if (shared_) {
+    if (shared_->sleep(*inbox_))
+      poll_completions();
+  } else if (!armed_) {
     ibv_req_notify_cq(cq_, 0);
     armed_ = true;
     poll_completions();
@@ -240,10 +266,19 @@ void rdma_channel::progress() {
 }
 
 bool rdma_channel::busy_poll() {
-  return poll_completions();
+  if (shared_)
+    shared_->wake(*inbox_);
+  return poll_completions(false);
+}
+
+void rdma_channel::on_progress_thread() {
+  if (inbox_)
+    inbox_->spun.store(true);
 }
 
 bool rdma_channel::arm() {
+  if (shared_)
+    return shared_->sleep(*inbox_) && poll_completions();
   if (armed_)
     return false;
   ibv_req_notify_cq(cq_, 0);

@@ -180,12 +180,15 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     rdma_reject(child, nullptr, 0);
     return nullptr;
   }
+  // Held from here: waiting for the window binds takes completions in,
+  // and whatever that lets the engine post must not go before the peer
+  // has written (see holding_).
+  ch->holding_ = ch->windows_;
   if (ch->own_qp_ && !ch->ready_own_qp(error)) {
     error = "peer " + ch->peer_ + ": " + error;
     rdma_reject(child, nullptr, 0);
     return nullptr;
   }
-  ch->holding_ = ch->windows_;
   auto mine = wire::encode(ch->eng_->local_conn_data());
   auto param = conn_param(mine);
   if (ch->own_qp_)

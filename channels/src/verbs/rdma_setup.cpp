@@ -45,13 +45,27 @@ rdma_channel::~rdma_channel() {
   // would wait for it forever (rxe).
   conceal(target_x_);
   conceal(ring_x_);
-  if (own_qp_ && qp_)
-    ibv_destroy_qp(qp_);
-  else if (id_ && id_->qp)
-    rdma_destroy_qp(id_);
+  auto destroy_qp = [this] {
+    if (own_qp_ && qp_)
+      ibv_destroy_qp(qp_);
+    else if (id_ && id_->qp)
+      rdma_destroy_qp(id_);
+  };
+  if (inbox_) {
+    // Its flushed completions go with it, before its number can be reused.
+    shared_->retire(qp_->qp_num, cq_room_, destroy_qp);
+  } else {
+    destroy_qp();
+    if (shared_)
+      shared_->unreserve(cq_room_);
+  }
+  if (shared_)
+    dev_->left(shared_);
+  if (counted_)
+    dev_->parted();
   if (dev_)
     dev_->deregister(send_mr_);
-  if (cq_)
+  if (cq_ && !shared_)
     ibv_destroy_cq(cq_);
   if (comp_)
     ibv_destroy_comp_channel(comp_);
@@ -90,11 +104,6 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
       return false;
   }
   pd_ = dev_->pd();
-  comp_ = ibv_create_comp_channel(id->verbs);
-  if (!comp_) {
-    error = sys_error("cannot create a completion channel");
-    return false;
-  }
   if (!params_.device.empty() && params_.device != device) {
     error = "the address routes to RDMA device " + std::string{device} +
             ", not to the configured device " + params_.device +
@@ -139,12 +148,34 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
                      " so that one completion queue of " + std::to_string(cqe_limit) +
                      " entries holds both queues");
   }
-  cq_ = ibv_create_cq(id->verbs,
-                      static_cast<int>(ep.sq_size + binds + ep.rq_size + 2 * wire::control_slots),
-                      nullptr, comp_, 0);
-  if (!cq_) {
-    error = sys_error("cannot create a completion queue");
-    return false;
+  const std::uint32_t room = ep.sq_size + binds + ep.rq_size + 2 * wire::control_slots;
+  bool share = false;
+  if (windows_) {
+    counted_ = true;
+    share = dev_->joined();
+  }
+  if (share) {
+    // The node's connections on this device share its queues.
+    std::string why;
+    shared_ = dev_->completions(room, why);
+    if (shared_) {
+      cq_ = shared_->cq();
+      cq_room_ = room;
+    } else {
+      notes_.push_back("this connection has a completion queue of its own: " + why);
+    }
+  }
+  if (!shared_) {
+    comp_ = ibv_create_comp_channel(id->verbs);
+    if (!comp_) {
+      error = sys_error("cannot create a completion channel");
+      return false;
+    }
+    cq_ = ibv_create_cq(id->verbs, static_cast<int>(room), nullptr, comp_, 0);
+    if (!cq_) {
+      error = sys_error("cannot create a completion queue");
+      return false;
+    }
   }
   ibv_qp_init_attr qa{};
   qa.send_cq = qa.recv_cq = cq_;
@@ -177,6 +208,10 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
                   std::to_string(ep.rq_size) + ", inline " + std::to_string(ep.inline_size) + ")");
     return false;
   }
+  if (shared_ && !(inbox_ = shared_->attach(qp_->qp_num))) {
+    error = sys_error("cannot create an eventfd for the shared completion queue");
+    return false;
+  }
   if (qa.cap.max_inline_data < ep.inline_size)
     notes_.push_back("inline size clamped to the device's " +
                      std::to_string(qa.cap.max_inline_data) +
@@ -196,12 +231,16 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
       {recv_ring_.data(), recv_ring_.size(), ring_x_.mr->lkey, ring_x_.rkey},
       {send_ring_.data(), send_ring_.size(), send_mr_->lkey, send_mr_->rkey}};
   eng_ = std::make_unique<engine::engine>(ep, mem);
-  ibv_req_notify_cq(cq_, 0);
-  armed_ = true;
+  if (shared_) {
+    shared_->sleep(*inbox_);
+  } else {
+    ibv_req_notify_cq(cq_, 0);
+    armed_ = true;
+    set_nonblocking(comp_->fd);
+  }
   post_work();  // every receive, before the connection exists
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  set_nonblocking(comp_->fd);
-  for (int fd : {comp_->fd, cm_events_->fd}) {
+  for (int fd : {completion_fd(), cm_events_->fd}) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;

@@ -116,21 +116,17 @@ bool rdma_channel::ready_own_qp(std::string& error) {
   // Nothing else can complete yet: no peer has written.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(params_.timeout_ms);
   while (binds_in_flight_ > 0) {
-    ibv_wc wc{};
-    int n = ibv_poll_cq(cq_, 1, &wc);
-    if (n < 0 || (n == 1 && wc.status != IBV_WC_SUCCESS)) {
-      error = std::string{"binding the connection's memory windows failed: "} +
-              (n < 0 ? "cannot poll the completion queue" : ibv_wc_status_str(wc.status));
+    bool got = poll_completions();
+    if (eng_->failed()) {
+      error = "the connection's memory windows: " + eng_->reason();
       return false;
     }
-    if (n == 1 && (wc.wr_id & bind_tag))
-      --binds_in_flight_;
-    if (n == 0 && std::chrono::steady_clock::now() > deadline) {
+    if (!got && std::chrono::steady_clock::now() > deadline) {
       error = "the connection's memory window binds did not complete within " +
               std::to_string(params_.timeout_ms) + " ms";
       return false;
     }
-    if (n == 0)
+    if (!got)
       std::this_thread::yield();
   }
   return true;

@@ -134,6 +134,12 @@ class channel {
   // Whether busy_poll() costs no system call (rdma: it polls the
   // completion queue in user space): a poller may call it at will.
   virtual bool polls_without_syscalls() const { return false; }
+  // The owner is the node's progress thread: it busy-polls the channel
+  // after each of its wake-ups and takes the signals of what the channel
+  // shares with the node's other connections itself (rdma: the shared
+  // completion queue's), so the channel need not make wait_fd() readable
+  // for what arrives through those.
+  virtual void on_progress_thread() {}
   // Timers, with the time passed in: a keepalive when the connection has
   // been idle, and the peer declared lost when it stays silent (tcp: after
   // peer_timeout; rdma: when the transport gives up on a keepalive). The

@@ -98,6 +98,9 @@ struct memory_settings {
   // A send registration nothing used for this long is given back (the
   // iomap manager looks every quarter of it); 0: kept until evicted.
   duration cache_idle = std::chrono::seconds(30);
+  // A device's connections share its completion queues from the
+  // this-many-th on (1: all); 0: none, each has its own.
+  std::uint32_t shared_cq_from = 0;
 };
 
 struct runtime_settings {

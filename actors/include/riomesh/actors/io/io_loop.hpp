@@ -48,12 +48,14 @@ class io_loop {
   bool on_io_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
   std::thread::id thread_id() const { return thread_.get_id(); }
 
-  // Calls `ready` (on the I/O thread) the next time `fd` is readable. False
-  // if the fd cannot be watched.
-  bool watch(int fd, std::function<void()> ready);
+  // Calls `ready` (on the I/O thread) the next time `fd` is readable
+  // (then rearm() for the time after), or, not `once`, every time it is
+  // readable until unwatched (`ready` must take what makes it readable).
+  // False if the fd cannot be watched.
+  bool watch(int fd, std::function<void()> ready, bool once = true);
   bool rearm(int fd);
-  // Stops watching; `ready` is not called after this returns. Not from
-  // inside a callback.
+  // Stops watching; `ready` is not called after this returns. From any
+  // thread, and on the I/O thread from inside another fd's callback too.
   void unwatch(int fd);
   std::size_t watched() const;
 
@@ -84,7 +86,10 @@ class io_loop {
   // The thread is about to sleep, or sleeps: wakers must ring.
   std::atomic<bool> sleeping_{false};
 
-  mutable std::mutex lock_;  // tasks_, rung_, watches_
+  mutable std::mutex lock_;  // tasks_, rung_
+  // watches_: apart from lock_, which every actor that wakes a link takes,
+  // so a watched fd's wake-up never waits for a preempted waker.
+  mutable std::mutex watches_lock_;
   // Set (under lock_) when tasks_ or rung_ get one: a spin that finds them
   // clear takes no lock.
   std::atomic<bool> tasks_waiting_{false}, rung_waiting_{false};

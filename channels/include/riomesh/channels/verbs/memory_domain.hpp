@@ -15,10 +15,12 @@
 
 #include <riomesh/channels/memory/registration_cache.hpp>
 #include <riomesh/channels/memory/shared_registrations.hpp>
+#include <riomesh/channels/verbs/shared_cq.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +36,9 @@ namespace riomesh::channels::verbs {
 struct memory_limits {
   std::uint64_t max_pinned = 0;  // 0: RLIMIT_MEMLOCK only
   registration_cache::limits cache;
+  // A device's connections share its completion queues (shared_cq.hpp)
+  // from the this-many-th on (1: all of them); 0: none, each has its own.
+  std::uint32_t shared_cq_from = 0;
 };
 
 class memory_domain {
@@ -47,6 +52,11 @@ class memory_domain {
     std::uint64_t refused = 0;            // past a bound, or by the device
     std::uint64_t cache_hits = 0, cache_misses = 0, cache_evictions = 0, cache_trimmed = 0;
     std::uint64_t cache_entries = 0, cache_bytes = 0;
+    // The devices' shared completion queues (shared_cq.hpp), the queue
+    // pairs on them now, their polls, completions of closed connections
+    // they dropped, and sleeping connections their watchers woke.
+    std::uint64_t completion_queues = 0, cq_queue_pairs = 0, cq_polls = 0, cq_strays = 0,
+                  cq_kicks = 0;
   };
 
   // The domain's view of one device.
@@ -74,6 +84,20 @@ class memory_domain {
     }
     // The send registrations every connection on this device shares.
     shared_registrations& sends() { return *sends_; }
+    // A completion queue the device's connections share, with `room`
+    // entries reserved in it for one more queue pair: the first one that can
+    // hold them, a new one when none can (a queue holds at most the device's
+    // max_cqe, and each queue pair reserves its send and receive queues);
+    // null with `error` set.
+    shared_cq* completions(std::uint32_t room, std::string& error);
+    // A connection left `q`: a queue opened beyond the first closes once
+    // nothing is on it (the first stays, made when the device was).
+    void left(shared_cq* q);
+    // A connection of the node on this device came or went; whether the
+    // one that came shares the device's completion queues
+    // (memory_limits::shared_cq_from).
+    bool joined();
+    void parted() { --connections_; }
 
    private:
     friend class memory_domain;
@@ -86,6 +110,10 @@ class memory_domain {
     std::string dmabuf_refusal_;
     std::unique_ptr<send_fabric> fabric_;
     std::unique_ptr<shared_registrations> sends_;
+    ibv_context* ctx_;
+    std::mutex cq_lock_;
+    std::vector<std::unique_ptr<shared_cq>> cqs_;
+    std::atomic<std::uint32_t> connections_{0};
   };
 
   explicit memory_domain(const memory_limits& l);
@@ -105,7 +133,24 @@ class memory_domain {
   std::size_t trim(std::chrono::nanoseconds idle);
   counters stats() const;
 
+  // Who waits for the shared completion queues' signals (shared_cq.hpp):
+  // the node's progress thread, which calls `ready` on its own thread once
+  // `fd` is readable (`watch`: false if it cannot) until `unwatch(fd)`.
+  // Without one (the default, or empty), each queue has a thread of its
+  // own. Set before the node's connections come; cleared after its
+  // progress thread stopped, before that thread's loop goes.
+  struct queue_watch {
+    std::function<bool(int fd, std::function<void()> ready)> watch;
+    std::function<void(int fd)> unwatch;
+  };
+  void watch_queues(queue_watch w);
+
  private:
+  // A queue opened or about to close: into and out of the watch.
+  void watch_queue(shared_cq& q);
+  void unwatch_queue(shared_cq& q);
+  void watch_locked(shared_cq& q);  // watch_lock_ held
+  void unwatch_locked(shared_cq& q);
   // Reserves n pinned bytes against the bounds; false with `error` set.
   bool reserve(std::size_t n, std::string& error);
   void release(std::size_t n);
@@ -113,6 +158,8 @@ class memory_domain {
   memory_limits limits_;
   mutable std::mutex lock_;
   std::map<ibv_context*, std::unique_ptr<device>> devices_;
+  std::mutex watch_lock_;  // after lock_ and a device's cq_lock_
+  queue_watch watch_;
   std::atomic<std::uint64_t> registrations_{0}, registered_{0}, pinned_{0}, peak_{0}, refused_{0};
 };
 

@@ -88,6 +88,7 @@ class rdma_channel final : public channel {
   bool busy_poll() override;
   bool arm() override;
   bool polls_without_syscalls() const override { return true; }
+  void on_progress_thread() override;
   bool take_events(std::vector<event>& out) override;
 
   bool closed() const override { return eng_->closed(); }
@@ -140,8 +141,14 @@ class rdma_channel final : public channel {
   // peer told.
   void disconnect();
   void post_work();
-  // Takes in every queued completion; true if there was any.
-  bool poll_completions();
+  // Takes in every queued completion; true if there was any. On the
+  // node's shared queue, unless `force`, the queue is polled only if no
+  // other connection has since this one last looked (shared_cq.hpp).
+  bool poll_completions(bool force = true);
+  void on_completion(const ibv_wc& wc);
+  // What signals our completions in the wait set: our inbox's kick on the
+  // shared queue, or our own queue's completion channel.
+  int completion_fd() const;
   void handle_cm_events();
   // The lkey of a pinned registration covering [p, p + n), if any.
   std::optional<std::uint32_t> registered(const void* p, std::size_t n) const;
@@ -157,8 +164,16 @@ class rdma_channel final : public channel {
   ibv_qp* qp_ = nullptr;
   bool own_qp_ = false;  // created here, not by rdma_cm
   ibv_pd* pd_ = nullptr;
-  ibv_comp_channel* comp_ = nullptr;
+  ibv_comp_channel* comp_ = nullptr;  // our own queue's; none on a shared one
   ibv_cq* cq_ = nullptr;
+  // The device's shared completion queue, when this connection is on it:
+  // our inbox there, our room in it, and its poll count when we last looked.
+  bool counted_ = false;  // among the device's connections (device::joined)
+  shared_cq* shared_ = nullptr;
+  shared_cq::inbox* inbox_ = nullptr;
+  std::uint32_t cq_room_ = 0;
+  std::uint64_t cq_seen_ = 0;
+  std::vector<ibv_wc> mail_;
   int epoll_fd_ = -1;
   std::vector<unsigned char> target_list_, recv_ring_, send_ring_;
   exposure target_x_, ring_x_;
