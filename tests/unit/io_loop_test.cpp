@@ -94,6 +94,48 @@ TEST_CASE("io loop: many fds, and no callback after unwatch returns") {
     ::close(fd);
 }
 
+TEST_CASE("io loop: a persistent watch is called at each readiness, without rearm") {
+  io_loop loop;
+  int fd = eventfd(0, EFD_NONBLOCK);
+  std::atomic<int> calls{0};
+  REQUIRE(loop.watch(
+      fd,
+      [&] {
+        drain(fd);  // the callback takes what made it readable
+        ++calls;
+      },
+      false));
+  signal(fd);
+  CHECK(eventually([&] { return calls == 1; }));
+  signal(fd);
+  CHECK(eventually([&] { return calls == 2; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(calls == 2);  // drained: quiet
+  loop.unwatch(fd);
+  ::close(fd);
+}
+
+TEST_CASE("io loop: a callback may unwatch another fd (a connection closed from a listener's)") {
+  io_loop loop;
+  int a = eventfd(0, EFD_NONBLOCK), b = eventfd(0, EFD_NONBLOCK);
+  std::atomic<int> b_calls{0};
+  std::atomic<bool> done{false};
+  REQUIRE(loop.watch(b, [&] { ++b_calls; }));
+  REQUIRE(loop.watch(a, [&] {
+    loop.unwatch(b);  // on the loop's thread, inside a callback: no wait
+    done = true;
+  }));
+  signal(a);
+  CHECK(eventually([&] { return done.load(); }));
+  signal(b);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(b_calls == 0);
+  CHECK(loop.watched() == 1);
+  loop.unwatch(a);
+  ::close(a);
+  ::close(b);
+}
+
 TEST_CASE("io loop: tasks posted from other threads run on its thread, in order") {
   io_loop loop;
   std::mutex lock;
