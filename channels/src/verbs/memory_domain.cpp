@@ -46,14 +46,6 @@ memory_domain::device::device(memory_domain& owner, ibv_context* ctx, ibv_pd* pd
       fabric_(std::make_unique<send_fabric>(*this)),
       ctx_(ctx) {
   sends_ = std::make_unique<shared_registrations>(*fabric_, owner.limits_.cache);
-  // The first shared completion queue comes with the device, as its
-  // protection domain does: what a node holds does not grow with its first
-  // connection. (Should it fail here, completions() tries again.)
-  std::string ignored;
-  if (auto q = shared_cq::open(ctx, ignored)) {
-    owner_.watch_queue(*q);
-    cqs_.push_back(std::move(q));
-  }
   // A device without the verb refuses before it looks at the descriptor;
   // one that has it fails on the bad descriptor instead.
   ibv_mr* probe = ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE);

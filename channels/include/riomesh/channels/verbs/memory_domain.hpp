@@ -91,7 +91,7 @@ class memory_domain {
     // null with `error` set.
     shared_cq* completions(std::uint32_t room, std::string& error);
     // A connection left `q`: a queue opened beyond the first closes once
-    // nothing is on it (the first stays, made when the device was).
+    // nothing is on it (the first stays, for the next that shares).
     void left(shared_cq* q);
     // A connection of the node on this device came or went; whether the
     // one that came shares the device's completion queues
