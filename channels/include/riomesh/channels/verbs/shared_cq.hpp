@@ -1,7 +1,8 @@
-// A completion queue for the connections a node has on one device: a spin
-// over N connections polls it once, not N queues once each
-// (bench/cq_poll_bench: 3.3 us against 52 ns per spin at 64 connections,
-// in the VM).
+// A completion queue for the connections a node has on one device, from
+// the memory.shared_cq_from-th on: a spin over them polls the queue once,
+// not a queue per connection. (On rxe that saves nothing: an empty poll
+// there costs what the look at an inbox that replaces it does, so sharing
+// is off by default; docs/benchmarks.md.)
 //
 // Completions are sorted by queue pair number into one inbox per
 // connection, which takes its own. A spin's first connection polls the
@@ -17,7 +18,8 @@
 // queue has a thread of its own for it (watch_alone()), at the price of a
 // thread switch per wake-up. A connection about to sleep says so
 // (sleep()); on_signal() sorts what arrived and kicks the eventfd in the
-// wait set of each sleeping connection that got mail, and of no other. The
+// wait set of each sleeping connection that got mail and that the
+// progress thread does not poll after the signal anyway (inbox::spun). The
 // queue is armed only while a connection sleeps, so a busy node takes no
 // signals.
 //
