@@ -17,6 +17,20 @@ namespace {
 // tested at (rxe lost wake-ups under a connection flood).
 constexpr int full_size = 1 << 16;
 
+// An eventfd made readable (a kick, a stop); false only if its counter
+// would overflow, which one write cannot make it do.
+bool ring(int fd) {
+  std::uint64_t one = 1;
+  return ::write(fd, &one, sizeof one) == sizeof one;
+}
+
+// An eventfd made quiet again.
+void quiet(int fd) {
+  std::uint64_t v;
+  while (::read(fd, &v, sizeof v) > 0) {
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<shared_cq> shared_cq::open(ibv_context* ctx, std::string& error) {
@@ -69,9 +83,7 @@ shared_cq::inbox::~inbox() {
 }
 
 void shared_cq::inbox::take_kick() {
-  std::uint64_t v;
-  while (::read(kick_, &v, sizeof v) > 0) {
-  }
+  quiet(kick_);
 }
 
 int shared_cq::fd() const {
@@ -100,9 +112,7 @@ void shared_cq::watch_alone() {
       if (::poll(fds, 2, -1) < 0)
         continue;  // EINTR
       if (fds[1].revents) {
-        std::uint64_t v;
-        while (::read(stop_, &v, sizeof v) > 0) {
-        }
+        quiet(stop_);  // for a watcher started again later
         return;
       }
       if (fds[0].revents)
@@ -114,10 +124,7 @@ void shared_cq::watch_alone() {
 void shared_cq::stop_watching() {
   if (!watcher_.joinable())
     return;
-  std::uint64_t one = 1;
-  if (::write(stop_, &one, sizeof one) != sizeof one) {
-    // Only an overflowing counter fails, and one write cannot overflow it.
-  }
+  ring(stop_);
   watcher_.join();
 }
 
@@ -181,8 +188,7 @@ void shared_cq::drain(const inbox* caller, bool by_progress_thread) {
       // the signal it is taking now.
       if (!box.mail.exchange(true) && box.sleeping.load() && &box != caller &&
           !(by_progress_thread && box.spun.load(std::memory_order_relaxed))) {
-        std::uint64_t one = 1;
-        if (::write(box.kick_, &one, sizeof one) == sizeof one)
+        if (ring(box.kick_))
           ++kicks_;
       }
     }
