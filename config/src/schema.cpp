@@ -455,6 +455,7 @@ std::vector<section> make_schema() {
         count_field("inline", ch(&C::inline_size), 0, 4096),
         size_field("send_buffer", ch(&C::send_buffer), 4 * KiB, GiB),
         size_field("recv_buffer", ch(&C::recv_buffer), 4 * KiB, GiB), iomap_field(),
+        count_field("read_depth", ch(&C::read_depth), 0, 255),
         duration_field("polling_time", ch(&C::polling_time), 0ns, 1s),
         size_field("eager_threshold", ch(&C::eager_threshold), 0, GiB),
         size_field("arena", ch(&C::arena), MiB, 2 * GiB, "an iomap entry's length is 32 bits"),

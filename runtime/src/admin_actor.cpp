@@ -29,6 +29,8 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.bad_inbound", n.bad_inbound);
   add("node.system_refused", n.system_refused);
   add("node.thens_carried", n.thens_carried);
+  add("node.grants_fetched", n.grants_fetched);
+  add("node.grants_served", n.grants_served);
   add("node.mailbox_enqueues", n.mailbox_enqueues);
   add("node.io_turns", n.io_turns);
   add("node.io_handed", n.io_handed);

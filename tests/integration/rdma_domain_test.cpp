@@ -3,6 +3,7 @@
 // windows that keep each connection's exposed memory to its own peer, and
 // the bound on pinned memory, dma-buf on a device without it. Runs in the soft-RoCE VM (ctest -L
 // vm).
+#include "rdma_pairs.hpp"
 #include "vm_address.hpp"
 
 #include <riomesh/channels/memory/memory_region.hpp>
@@ -52,61 +53,11 @@ struct rdma_channel_probe {
 using namespace riomesh;
 using namespace riomesh::channels;
 using namespace riomesh::channels::verbs;
-
-namespace {
-
-rdma_params with(std::shared_ptr<memory_domain> d) {
-  rdma_params p;
-  p.domain = std::move(d);
-  return p;
-}
-
-struct pair {
-  std::unique_ptr<rdma_channel> dialer, acceptor;
-};
-
-// `n` connections from the dialers' domain to the acceptors'.
-std::vector<pair> connect_pairs(int n, const std::shared_ptr<memory_domain>& dialers,
-                                const std::shared_ptr<memory_domain>& acceptors) {
-  std::string error;
-  auto listener = rdma_listener::listen({addr(), 0}, with(acceptors), error);
-  REQUIRE_MESSAGE(listener, error);
-  std::vector<pair> out;
-  for (int i = 0; i < n; ++i) {
-    pair p;
-    std::string accept_error;
-    std::thread acceptor(
-        [&] { p.acceptor = listener->accept(std::chrono::seconds(10), accept_error); });
-    p.dialer = rdma_channel::connect({addr(), static_cast<std::uint16_t>(listener->port())},
-                                     with(dialers), error);
-    acceptor.join();
-    REQUIRE_MESSAGE(p.dialer, error);
-    REQUIRE_MESSAGE(p.acceptor, accept_error);
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
-// Up to `n` bytes read at `to` within 5 s, driving both sides.
-std::string receive(rdma_channel& from, rdma_channel& to, std::size_t n) {
-  std::string got(n, '\0');
-  std::size_t have = 0;
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (have < n && std::chrono::steady_clock::now() < until) {
-    from.progress();
-    to.progress();
-    have += to.recv(got.data() + have, n - have).bytes;
-  }
-  return got.substr(0, have);
-}
-
-// Sends `text` from `from` and reads it at `to`.
-bool carries(rdma_channel& from, rdma_channel& to, const std::string& text) {
-  auto sent = from.send(text.data(), text.size());
-  return sent.bytes == text.size() && receive(from, to, text.size()) == text;
-}
-
-}  // namespace
+using riomesh::test::carries;
+using riomesh::test::connect_pairs;
+using riomesh::test::pair;
+using riomesh::test::receive;
+using riomesh::test::with;
 
 TEST_CASE(
     "memory domain: a block sent on 8 connections is registered once, on one protection "

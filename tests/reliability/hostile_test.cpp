@@ -219,6 +219,14 @@ TEST_CASE("hostile: a member's forged grant uses and answers are refused by name
   auto nobody = request(actors::grant_op::write, 0, 8, 0);
   nobody.resize(actors::grant_request_size + 9, 0);
   use(1, 9, nobody);
+  // Notices of uses done one-sided: a write claiming it, and a read of a
+  // grant never given, with a then message that must not go.
+  auto done_write = request(actors::grant_op::write, 0, 8, 0);
+  done_write[0] |= actors::done_flag;
+  use(1, 10, done_write);
+  auto done_read = read_then;
+  done_read.done = true;
+  use(4242, 11, actors::encode(done_read));
   // Answers to uses this node never made.
   auto answer = [&](std::uint64_t op, std::vector<unsigned char> body) {
     actors::envelope e;
@@ -238,6 +246,8 @@ TEST_CASE("hostile: a member's forged grant uses and answers are refused by name
         "a grant read carrying its then message",
         "a grant use of 29 bytes: 25, or at least 33 with a then message",
         "a grant use's then message for actor 0",
+        "a grant write marked done (only reads and atomics are done one-sided)",
+        "grant 4242 was never given",
         "a grant status for operation 77, which this node did not ask it for",
         "unknown grant status 200"})
     CHECK_MESSAGE(s.victim.wait_log(said, 10s), said, "\n", s.victim.log());

@@ -43,6 +43,7 @@ channel:
   send_buffer: 4KiB
   recv_buffer: 1MiB
   iomap_size: 512
+  read_depth: 0
   polling_time: 0
   eager_threshold: 64KiB
   arena: 2GiB
@@ -74,6 +75,7 @@ logging:
   CHECK(s.channel.send_buffer == 4096);
   CHECK(s.channel.recv_buffer == 1 << 20);
   CHECK(s.channel.iomap_size == 512);
+  CHECK(s.channel.read_depth == 0);
   CHECK(s.channel.polling_time == 0ns);
   CHECK(s.channel.eager_threshold == 65536);
   CHECK(s.channel.arena == 2ull << 30);

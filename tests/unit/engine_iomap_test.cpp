@@ -272,7 +272,8 @@ TEST_CASE("rioatomic: an aligned mapped word, its operands, and its token back")
   alignas(8) unsigned char result[8];
   local_sge res{reinterpret_cast<std::uint64_t>(result), 8, 3};
   CHECK(t.eng.rioatomic(work_kind::compare_swap, res, 1004, 1, 2, 1).st == status::invalid);
-  CHECK(t.eng.rioatomic(work_kind::compare_swap, res, 1060, 1, 2, 1).st == status::no_mapping);
+  CHECK(t.eng.rioatomic(work_kind::compare_swap, res, 1060, 1, 2, 1).st == status::invalid);
+  CHECK(t.eng.rioatomic(work_kind::compare_swap, res, 2000, 1, 2, 1).st == status::no_mapping);
   CHECK(t.eng.rioatomic(work_kind::read, res, 1008, 1, 2, 1).st == status::invalid);
   auto r = t.eng.rioatomic(work_kind::compare_swap, res, 1008, 5, 6, 21);
   CHECK(r.st == status::ok);
@@ -288,4 +289,41 @@ TEST_CASE("rioatomic: an aligned mapped word, its operands, and its token back")
   REQUIRE(ev.size() == 1);
   CHECK(ev[0].kind == event_kind::ioatomic_done);
   CHECK(ev[0].token == 21);
+}
+
+TEST_CASE(
+    "a read depth set once connected allows rioread, and what is posted behind a read or an "
+    "atomic is fenced until they complete") {
+  params p;
+  p.iomap_slots = 1;
+  lone_engine t(p);
+  t.complete_all();
+  t.iomap_slot(0, {0, {0x500000, 41, 64}});
+  alignas(8) unsigned char into[16];
+  local_sge dest{reinterpret_cast<std::uint64_t>(into), 16, 3};
+  CHECK(t.eng.rioread(&dest, 1, 0, 1).st == status::unsupported);
+  t.eng.set_read_depth(2);
+  REQUIRE(t.eng.rioread(&dest, 1, 0, 1).st == status::ok);
+  local_sge word{reinterpret_cast<std::uint64_t>(into), 8, 3};
+  REQUIRE(t.eng.rioatomic(work_kind::fetch_add, word, 8, 1, 0, 2).st == status::ok);
+  char msg[4] = {'n', 'o', 't', 'e'};
+  REQUIRE(t.eng.send(msg, sizeof msg).st == status::ok);
+  auto w = t.take();
+  REQUIRE(w.size() == 3);
+  CHECK_FALSE(w[0].fence);  // the read
+  CHECK_FALSE(w[1].fence);  // the atomic: fences order writes only
+  CHECK(w[2].kind == work_kind::write_with_imm);
+  CHECK(w[2].fence);
+  t.eng.on_send_completion({w[0].wr_id, completion_status::success, {}});
+  REQUIRE(t.eng.send(msg, sizeof msg).st == status::ok);
+  auto still = t.take();
+  REQUIRE(still.size() == 1);
+  CHECK(still[0].fence);  // the atomic is still out
+  t.eng.on_send_completion({w[1].wr_id, completion_status::success, {}});
+  t.eng.on_send_completion({w[2].wr_id, completion_status::success, {}});
+  t.eng.on_send_completion({still[0].wr_id, completion_status::success, {}});
+  REQUIRE(t.eng.send(msg, sizeof msg).st == status::ok);
+  auto after = t.take();
+  REQUIRE(after.size() == 1);
+  CHECK_FALSE(after[0].fence);
 }

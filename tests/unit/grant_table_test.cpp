@@ -190,6 +190,28 @@ TEST_CASE("grant: uses and answers cross the wire intact, and malformed ones are
   CHECK_FALSE(decode_grant_request(encode(read_then), error));
   CHECK(error == "a grant read carrying its then message");
 
+  // A read or an atomic the holder did one-sided comes as a notice, marked
+  // done; a done read may carry its `then` (the bytes are at the holder
+  // already), a write is never done one-sided.
+  auto done_read = read_then;
+  done_read.done = true;
+  auto notice = encode(done_read);
+  CHECK(notice[0] == (static_cast<unsigned char>(grant_op::read) | done_flag));
+  auto seen = decode_grant_request(notice, error);
+  REQUIRE(seen);
+  CHECK(seen->done);
+  CHECK(seen->op == grant_op::read);
+  CHECK(seen->then_to == 5);
+  CHECK_FALSE(decode_grant_request(bytes, error)->done);
+  auto done_write = w;
+  done_write.done = true;
+  CHECK_FALSE(decode_grant_request(encode(done_write), error));
+  CHECK(error == "a grant write marked done (only reads and atomics are done one-sided)");
+  auto odd_done = bytes;
+  odd_done[0] = 9 | done_flag;
+  CHECK_FALSE(decode_grant_request(odd_done, error));
+  CHECK(error == "a grant use of unknown kind 137");
+
   auto answer = encode(grant_answer{grant_status::out_of_range, "too far"});
   auto a = decode_grant_answer(answer, error);
   REQUIRE(a);

@@ -18,11 +18,16 @@ struct grant {
   std::string holder;  // the one node that may use it
   std::uint64_t id = 0;
   std::uint64_t length = 0;
-  // Where the owner mapped the region for the holder to write into (write
-  // rights only); holder-side writes go to map + offset.
+  // Where the owner mapped the region for the holder (0: not mapped);
+  // holder-side writes go to map + offset. Mapped for writing with write
+  // rights, and for the holder's own reads and atomics if one_sided.
   std::uint64_t map = 0;
   std::uint8_t rights = 0;  // grant_rights bits
   bool once = false;        // ends with its first use
+  // The connection reads one-sided (rdma with read resources): the holder
+  // reads the map with RDMA READs and runs verbs atomics on it, and the
+  // owner's CPU takes no part unless a `then` or `once` needs a word.
+  bool one_sided = false;
 
   bool allows(grant_rights r) const {
     auto bits = static_cast<std::uint8_t>(r);
@@ -32,7 +37,7 @@ struct grant {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, grant& g) {
-  return f(g.owner, g.holder, g.id, g.length, g.map, g.rights, g.once);
+  return f(g.owner, g.holder, g.id, g.length, g.map, g.rights, g.once, g.one_sided);
 }
 
 // How a use of a grant ended, as its initiator hears it in

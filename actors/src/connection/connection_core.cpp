@@ -29,7 +29,8 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
       }()),
       batch_(s.releases),
       released_(std::make_shared<released>()),
-      regs_(std::make_unique<send_registrations>(ch)) {
+      regs_(std::make_unique<send_registrations>(ch)),
+      fetches_(std::make_unique<fetch_flights>(ch, *regs_)) {
   released_->wake = std::move(wake);
   std::string why;
   stage_device_out_ = !ch_.maps_dmabuf(why);
@@ -108,8 +109,11 @@ bool connection_core::pump(clock::time_point now) {
           regs_->unpin(id);
         piece_leases_.erase(p);
       }
-    } else if (e.kind == channels::event_kind::peer_iomap)
+    } else if (e.kind == channels::event_kind::peer_iomap) {
       peer_mapped_ = true;
+    } else {
+      fetches_->complete(e);
+    }
     moved = true;
   }
   if (!reason_.empty())
@@ -251,13 +255,14 @@ connection_core::write_state connection_core::write_direct(outbound_message& m) 
 // The head cannot go: its sender hears why, the rest of the queue moves on.
 // Bytes of it already written stay where they landed (rsockets' riowrite
 // gives no more than that either).
-void connection_core::drop_head(const std::string& why) {
+void connection_core::drop_head(const std::string& why, send_failure f) {
   auto m = std::move(queue_.front());
   queue_.pop_front();
   write_index_ = write_done_ = 0;
+  head_fetched_ = false;
   ++stats_.dropped;
   if (m.on_failure)
-    m.on_failure(send_failure::not_mapped, why);
+    m.on_failure(f, why);
 }
 
 bool connection_core::send_next() {
@@ -269,9 +274,23 @@ bool connection_core::send_next() {
     if (w != write_state::done)
       return w == write_state::dropped;
   }
+  if (m.fetch && !head_fetched_) {
+    std::string why;
+    auto st = fetches_->start(*m.fetch, why);
+    if (st == fetch_flights::state::waiting)
+      return false;
+    if (st != fetch_flights::state::posted) {
+      drop_head(why, st == fetch_flights::state::unmapped   ? send_failure::not_mapped
+                     : st == fetch_flights::state::past_map ? send_failure::past_map
+                                                            : send_failure::misfit);
+      return true;
+    }
+    head_fetched_ = true;
+  }
   if (!m.has_envelope) {
     queue_.pop_front();
     write_index_ = write_done_ = 0;
+    head_fetched_ = false;
     return true;
   }
   if (!m.placed.empty() && !head_allocated_) {
@@ -318,6 +337,7 @@ bool connection_core::send_next() {
   ++stats_.messages_out;
   queue_.pop_front();
   head_allocated_ = false;
+  head_fetched_ = false;
   write_index_ = write_done_ = 0;
   place_index_ = place_done_ = 0;
   return true;

@@ -81,6 +81,8 @@ namespace {
 errc errc_of(send_failure f) {
   switch (f) {
     case send_failure::not_mapped:
+    case send_failure::past_map:
+    case send_failure::misfit:
       return errc::not_mapped;
     case send_failure::too_large:
       return errc::too_large;
@@ -510,6 +512,8 @@ directory_counters exchange::counters() const {
   out.bad_inbound = c.bad_inbound;
   out.system_refused = c.system_refused;
   out.thens_carried = c.thens_carried;
+  out.grants_fetched = c.grants_fetched;
+  out.grants_served = c.grants_served;
   out.mailbox_enqueues = c.mailbox_enqueues;
   out.outbox_pushes = c.outbox_pushes;
   if (impl_->executor) {

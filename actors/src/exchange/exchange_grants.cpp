@@ -6,9 +6,11 @@
 // so after them, a grant_use envelope. The owner judges the use (its
 // grant table), takes a use-once grant's map down, and answers with a
 // grant_status envelope.
-// A read: the holder maps its destination for the owner and asks; the
+// A read: where the connection reads one-sided, the holder reads the
+// owner's map itself, as it runs atomics (exchange_fetches.cpp).
+// Elsewhere the holder maps its destination for the owner and asks; the
 // owner, if the grant allows it, writes the bytes there from where they
-// lie and answers behind them.
+// lie and answers behind them, and runs atomics with its CPU's.
 // `then`, the message the owner's actor gets once the bytes are in place:
 // a write's or an atomic's rides on its grant_use when it is for an actor
 // of the owner's node and fits in one envelope without placed buffers; the
@@ -66,14 +68,33 @@ std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights,
   g.region = region;
   g.rights = rights;
   g.once = once;
-  // Only a region the holder may write is mapped for it: one it may only
-  // read the owner writes out itself, so no key to it leaves this node.
-  if (rights & static_cast<std::uint8_t>(grant_rights::write)) {
-    std::uint64_t map = 0;
-    if (!l.expose(region, map, error))
-      return std::nullopt;
-    g.map = map;
+  // The region is mapped for what the holder may do to it without this
+  // node's CPU: write, and where the connection reads one-sided, read and
+  // (with both rights) run atomics. Elsewhere a region it may only read
+  // is not mapped at all: the owner writes it out itself, and no key to
+  // it leaves this node.
+  namespace access = channels::map_access;
+  bool one_sided = l.reads_one_sided();
+  std::uint8_t can = (rights & static_cast<std::uint8_t>(grant_rights::write)) ? access::write : 0;
+  if (one_sided && (rights & static_cast<std::uint8_t>(grant_rights::read)))
+    can |= access::read;
+  if (one_sided && rights == static_cast<std::uint8_t>(grant_rights::read_write))
+    can |= access::atomic;
+  std::uint64_t map = 0;
+  bool mapped = can == 0 || l.expose(region, map, error, can);
+  if (!mapped && (can & access::read)) {
+    // The holder's table of maps is full (channel.iomap_size), or the
+    // region cannot be registered for reading: the owner serves its
+    // reads, as where they are not one-sided, and maps it for writing
+    // only if it may be written.
+    can &= access::write;
+    one_sided = false;
+    mapped = can == 0 || l.expose(region, map, error, can);
   }
+  if (!mapped)
+    return std::nullopt;
+  if (can != 0)
+    g.map = map;
   grant out;
   out.owner = x.params.node_name;
   out.holder = g.holder;
@@ -81,6 +102,7 @@ std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights,
   out.map = g.map.value_or(0);
   out.rights = rights;
   out.once = once;
+  out.one_sided = one_sided;
   std::lock_guard<std::mutex> guard(x.grants_lock);
   out.id = x.given.add(std::move(g));
   return out;
@@ -122,23 +144,22 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
     ++count.bad_inbound;
     logging::warn(params.node_name, "from node '" + peer + "': " + v.why);
   }
+  if (r->done)
+    return judge_done(l, in, *r, v);
   if (v.st == grant_status::ok && r->op != grant_op::read) {
     // A write's bytes came ahead of this; an atomic's word changes here.
     // Then its `then`, if it rode along: it finds them in place.
-    std::uint64_t old = is_atomic(r->op) ? apply_atomic(*r, v.slice) : 0;
-    if (r->then_to != 0) {
-      inbound_message then;
-      then.env.kind = envelope_kind::message;
-      then.env.sender = in.sender;
-      then.env.receiver = r->then_to;
-      then.env.body = std::move(r->then_body);
-      ++count.thens_carried;
-      deliver(l, then);
+    std::uint64_t old = 0;
+    if (is_atomic(r->op)) {
+      old = apply_atomic(*r, v.slice);
+      ++count.grants_served;
     }
+    deliver_then(l, in, *r);
     return answer_use(l, in.request_id, v.st, v.why, old);
   }
   if (v.st != grant_status::ok || r->length == 0)
     return answer_use(l, in.request_id, v.st, v.why);
+  ++count.grants_served;
   outbound_message m;
   m.writes.push_back({r->destination, std::move(v.slice)});
   m.env.kind = envelope_kind::grant_status;
@@ -160,6 +181,29 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
   if (submit(l, std::move(m)) == link::submitted::congested)
     logging::warn(params.node_name, "a read of a grant by node '" + peer +
                                         "' is dropped: its connection's queue is full");
+}
+
+// The holder read or ran its atomic already, through the map the grant
+// gave it; this judges the claim all the same (a use-once grant ends
+// here) and delivers the `then` only on an ok verdict. The status is the
+// verdict: an ok one tells the holder its `then` went.
+void exchange::impl::judge_done(link& l, const envelope& in, grant_request& r,
+                                const grant_verdict& v) {
+  if (v.st == grant_status::ok)
+    deliver_then(l, in, r);
+  answer_use(l, in.request_id, v.st, v.why);
+}
+
+void exchange::impl::deliver_then(link& l, const envelope& in, grant_request& r) {
+  if (r.then_to == 0)
+    return;
+  inbound_message then;
+  then.env.kind = envelope_kind::message;
+  then.env.sender = in.sender;
+  then.env.receiver = r.then_to;
+  then.env.body = std::move(r.then_body);
+  ++count.thens_carried;
+  deliver(l, then);
 }
 
 // ---- the holder ---------------------------------------------------------------
@@ -248,6 +292,10 @@ void exchange::impl::send_use(link& l, std::uint64_t id, std::uint64_t op, const
   m.env.receiver = id;
   m.env.request_id = op;
   m.env.body = encode(r);
+  submit_use(l, op, std::move(m));
+}
+
+void exchange::impl::submit_use(link& l, std::uint64_t op, outbound_message m) {
   if (submit(l, std::move(m)) == link::submitted::queued)
     return;
   if (auto w = take_wait(op, l.id())) {
@@ -264,6 +312,10 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
   auto& x = *impl_;
   if (auto no = check_claim(g, x.params.node_name, grant_op::write, offset, data.size()))
     return grant_failed(op, status_to, no->st, no->why);
+  if (g.map >= link::read_maps_from)
+    return grant_failed(op, status_to, grant_status::refused,
+                        "grant " + std::to_string(g.id) + " of node '" + g.owner +
+                            "' has no map to write into: it is mapped for reading only");
   auto l = route_to(g.owner);
   if (!l)
     return grant_failed(op, status_to, grant_status::dropped,
@@ -300,6 +352,15 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
   auto& x = *impl_;
   if (auto no = check_claim(g, x.params.node_name, grant_op::read, offset, into.size()))
     return grant_failed(op, status_to, no->st, no->why);
+  if (g.one_sided && l.reads_one_sided() && !into.empty()) {
+    direct_fetch f;
+    f.op = direct_fetch::kind::read;
+    f.offset = g.map + offset;
+    f.into = std::move(into);
+    auto length = f.into.size();
+    return x.fetch_granted(l, g, op, {grant_op::read, offset, length, 0}, std::move(f),
+                           {g.owner, l.id(), status_to, then_to, then, std::nullopt});
+  }
   parked_read read{g, op, offset, into, status_to, then_to, then};
   auto& parked = x.parked_reads[l.id()];
   // Behind reads that wait already: in order.
@@ -343,13 +404,27 @@ void exchange::atomic_granted(const grant& g, std::uint64_t op, grant_op kind, s
   auto& x = *impl_;
   if (auto no = check_claim(g, x.params.node_name, kind, offset, 8))
     return grant_failed(op, status_to, no->st, no->why, true);
+  if (g.one_sided && g.map >= link::read_maps_from)
+    return grant_failed(op, status_to, grant_status::refused,
+                        "grant " + std::to_string(g.id) + " of node '" + g.owner +
+                            "' is mapped for reading only: no atomics on it",
+                        true);
   auto l = route_to(g.owner);
   if (!l)
     return grant_failed(op, status_to, grant_status::dropped,
                         "node '" + g.owner + "' is not connected", true);
-  outbound_message m;
   grant_request r{kind, offset, 8, a, b};
   grant_wait w{g.owner, l->id(), status_to, then_to, then, std::nullopt, true};
+  if (g.one_sided && l->reads_one_sided()) {
+    direct_fetch f;
+    f.op = kind == grant_op::fetch_add ? direct_fetch::kind::fetch_add
+                                       : direct_fetch::kind::compare_swap;
+    f.offset = g.map + offset;
+    f.a = a;
+    f.b = b;
+    return x.fetch_granted(*l, g, op, r, std::move(f), std::move(w));
+  }
+  outbound_message m;
   x.carry_then(*l, r, m, w);
   if (!x.add_wait(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), true);
@@ -378,9 +453,9 @@ void exchange::impl::grant_answered(link& l, const envelope& in) {
     l.unexpose(*w->into_map);
     unpark_read(l);
   }
+  auto value = w->one_sided ? w->fetched : in.receiver;
   grant_done(in.request_id, std::move(*w), a->st,
-             a->detail.empty() ? std::string{} : about(peer) + config::printable(a->detail),
-             in.receiver);
+             a->detail.empty() ? std::string{} : about(peer) + config::printable(a->detail), value);
 }
 
 std::size_t exchange::impl::reads_in_flight(std::uint64_t link) {

@@ -67,6 +67,10 @@ struct grant_wait {
   caf::message then;
   std::optional<std::uint64_t> into_map;  // a read's destination, mapped for the owner
   bool atomic = false;                    // its status carries the old value
+  // Done one-sided by this node (exchange_fetches.cpp): an atomic's old
+  // word came with its completion, not with the owner's answer.
+  bool one_sided = false;
+  std::uint64_t fetched = 0;
 };
 
 // A read of a grant waiting for a map slot at the owner for its
@@ -154,6 +158,15 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::size_t reads_in_flight(std::uint64_t link);
   void send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
                 outbound_message m);
+  // Queues `m` on `l`; a link that refuses it ends the use `op` at once.
+  void submit_use(link& l, std::uint64_t op, outbound_message m);
+  // The owner: a use the holder did one-sided, judged; its `then` delivered.
+  void judge_done(link& l, const envelope& in, grant_request& r, const grant_verdict& v);
+  void deliver_then(link& l, const envelope& in, grant_request& r);
+  // exchange_fetches.cpp: the holder reads or runs an atomic itself.
+  void fetch_granted(link& l, const grant& g, std::uint64_t op, grant_request r, direct_fetch f,
+                     grant_wait w);
+  void note_fetched(std::uint64_t op, std::uint64_t value);
   // Moves `w`'s `then` into the use `r` (its sender into `m`) when it can
   // ride there (exchange_grants.cpp); otherwise it stays in `w`, for the
   // holder to send after the answer.
@@ -225,7 +238,9 @@ struct exchange::impl : caf::proxy_registry::backend {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},
         bytes_placed_out{0}, bytes_placed_in{0}, payload_copied_out{0}, payload_copied_in{0},
         direct_writes{0}, undeliverable{0}, bad_inbound{0}, system_refused{0},
-        thens_carried{0};  // `then` messages delivered from the grant use they rode on
+        thens_carried{0},   // `then` messages delivered from the grant use they rode on
+        grants_fetched{0},  // reads and atomics of peers' grants done one-sided
+        grants_served{0};   // reads of our grants served by writing, atomics run here
     // Hand-offs, counted where they happen: into an actor's mailbox (a
     // delivery, a response, a failure notice, an event for the node or
     // the directory), and onto a link's outbox.

@@ -8,7 +8,8 @@ namespace riomesh::actors {
 std::vector<unsigned char> encode(const grant_request& r) {
   std::vector<unsigned char> out;
   out.reserve(grant_request_size);
-  wire::append_le<std::uint8_t>(out, static_cast<std::uint8_t>(r.op));
+  wire::append_le<std::uint8_t>(
+      out, static_cast<std::uint8_t>(static_cast<std::uint8_t>(r.op) | (r.done ? done_flag : 0)));
   wire::append_le<std::uint64_t>(out, r.offset);
   wire::append_le<std::uint64_t>(out, r.length);
   wire::append_le<std::uint64_t>(out, r.destination);
@@ -28,13 +29,18 @@ std::optional<grant_request> decode_grant_request(const std::vector<unsigned cha
     return std::nullopt;
   }
   grant_request r;
-  auto op = body[0];
+  r.done = (body[0] & done_flag) != 0;
+  auto op = static_cast<std::uint8_t>(body[0] & ~done_flag);
   if (op < static_cast<std::uint8_t>(grant_op::write) ||
       op > static_cast<std::uint8_t>(grant_op::compare_swap)) {
-    error = "a grant use of unknown kind " + std::to_string(op);
+    error = "a grant use of unknown kind " + std::to_string(body[0]);
     return std::nullopt;
   }
   r.op = static_cast<grant_op>(op);
+  if (r.done && r.op == grant_op::write) {
+    error = "a grant write marked done (only reads and atomics are done one-sided)";
+    return std::nullopt;
+  }
   auto size = r.op == grant_op::compare_swap ? grant_swap_size : grant_request_size;
   if (body.size() < size) {
     error = "a grant use of " + std::to_string(body.size()) + " bytes, not " + std::to_string(size);
@@ -51,7 +57,7 @@ std::optional<grant_request> decode_grant_request(const std::vector<unsigned cha
       error = "a grant use's then message for actor 0";
       return std::nullopt;
     }
-    if (r.op == grant_op::read) {
+    if (r.op == grant_op::read && !r.done) {
       // Its `then` must follow the bytes, which only the holder sees land.
       error = "a grant read carrying its then message";
       return std::nullopt;

@@ -357,7 +357,7 @@ void link::drop(const std::string& reason) {
 // A gathered buffer is mapped piece by piece at consecutive offsets: one
 // offset space for the peer, whose writes split at the pieces' ends as
 // they split at any map's end.
-bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
+bool link::expose(buffer b, std::uint64_t& offset, std::string& error, std::uint8_t access) {
   if (closed_ || !core_) {
     error = where_ + ": connection not ready";
     return false;
@@ -367,9 +367,10 @@ bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
     return false;
   }
   std::vector<buffer> pieces = b.gathered() ? b.pieces() : std::vector<buffer>{b};
-  std::uint64_t at = next_map_;
+  auto& next = (access & channels::map_access::write) ? next_map_ : next_read_map_;
+  std::uint64_t at = next;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    auto r = ch_->map(pieces[i].data(), pieces[i].size(), at);
+    auto r = ch_->map(pieces[i].data(), pieces[i].size(), at, access);
     if (r.st != channels::status::ok) {
       for (std::size_t j = 0; j < i; ++j) {
         at -= pieces[i - 1 - j].size();
@@ -384,8 +385,8 @@ bool link::expose(buffer b, std::uint64_t& offset, std::string& error) {
     }
     at += pieces[i].size();
   }
-  offset = next_map_;
-  next_map_ += (b.size() + 4095) & ~std::uint64_t{4095};
+  offset = next;
+  next += (b.size() + 4095) & ~std::uint64_t{4095};
   exposed_[offset] = std::move(b);
   return true;
 }

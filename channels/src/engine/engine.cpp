@@ -82,6 +82,10 @@ bool engine::start(const wire::conn_data& peer) {
 }
 
 void engine::post(work w, posted_wr record) {
+  if (record.role == wr_role::ioread || record.role == wr_role::ioatomic)
+    ++reads_in_flight_;
+  else if (reads_in_flight_ > 0)
+    w.fence = true;
   w.wr_id = queue_.post(record);
   work_.push_back(w);
 }
@@ -148,6 +152,8 @@ void engine::on_send_completion(const send_completion& c) {
     return;
   }
   ring_.release(record->ring_bytes);
+  if (record->role == wr_role::ioread || record->role == wr_role::ioatomic)
+    --reads_in_flight_;
   if (c.status != completion_status::success) {
     if (!closed())
       fail(std::string{"send completion error: "} + to_string(c.status) +

@@ -349,8 +349,10 @@ io_result engine::rioatomic(work_kind kind, const local_sge& result, std::uint64
       offset > std::numeric_limits<std::uint64_t>::max() - 8)
     return {0, status::invalid};
   auto entry = find_target_iomap(offset);
-  if (!entry || entry->target.length - (offset - entry->offset) < 8)
+  if (!entry)
     return {0, status::no_mapping};
+  if (entry->target.length - (offset - entry->offset) < 8)
+    return {0, status::invalid};  // a word across the entry's end is no word
   std::uint64_t remote = entry->target.addr + (offset - entry->offset);
   if (remote % 8 != 0)
     return {0, status::invalid};

@@ -30,6 +30,9 @@ verbs::rdma_params rdma_params_of(const channel_options& opt) {
   p.device = opt.device;
   p.timeout_ms = static_cast<int>(opt.timeout.count());
   p.engine.iomap_credit = !opt.plain_rsocket;
+  // A node's connections (gated) let each side read and run atomics on
+  // what the other lends it; everything else speaks as rsockets do.
+  p.read_depth = opt.gated && !opt.plain_rsocket ? opt.settings.read_depth : 0;
   p.domain = opt.memory;
   return p;
 }

@@ -134,7 +134,10 @@ void tcp_channel::consume(std::size_t n) {
     read_some();
 }
 
-map_result tcp_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
+map_result tcp_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
+                            std::uint8_t access) {
+  if (access != map_access::write)
+    return {status::unsupported};
   auto r = proto_.map(base, length, offset);
   flush();
   return r;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -43,13 +44,15 @@ bool expect_event(rdma_event_channel* ch, rdma_cm_event_type expected, int timeo
   return ok;
 }
 
-rdma_conn_param conn_param(const std::array<unsigned char, wire::conn_data_size>& data) {
+rdma_conn_param conn_param(const std::array<unsigned char, wire::conn_data_size>& data,
+                           std::uint32_t read_depth) {
   rdma_conn_param p{};
   p.private_data = data.data();
   p.private_data_len = static_cast<std::uint8_t>(data.size());
-  // As rsockets: no RDMA READ either way, infinite receiver-not-ready retry.
-  p.responder_resources = 0;
-  p.initiator_depth = 0;
+  // The same depth both ways (rsockets: 0, no RDMA READ), infinite
+  // receiver-not-ready retry.
+  p.responder_resources = static_cast<std::uint8_t>(std::min<std::uint32_t>(read_depth, 255));
+  p.initiator_depth = p.responder_resources;
   p.flow_control = 1;
   p.retry_count = 7;
   p.rnr_retry_count = 7;

@@ -25,6 +25,7 @@ bool expect_event(rdma_event_channel* ch, rdma_cm_event_type expected, int timeo
                   std::string& error, std::vector<unsigned char>* private_data = nullptr);
 
 // Connect / accept parameters carrying our connection data, as rsockets sets them.
-rdma_conn_param conn_param(const std::array<unsigned char, wire::conn_data_size>& data);
+rdma_conn_param conn_param(const std::array<unsigned char, wire::conn_data_size>& data,
+                           std::uint32_t read_depth);
 
 }  // namespace riomesh::channels::verbs::detail

@@ -125,7 +125,8 @@ void rdma_channel::post_work() {
     wr.wr_id = w.wr_id;
     wr.sg_list = sge;
     wr.num_sge = w.num_sge;
-    wr.send_flags = IBV_SEND_SIGNALED | (w.inline_data ? IBV_SEND_INLINE : 0);
+    wr.send_flags =
+        IBV_SEND_SIGNALED | (w.inline_data ? IBV_SEND_INLINE : 0) | (w.fence ? IBV_SEND_FENCE : 0);
     switch (w.kind) {
       case engine::work_kind::fetch_add:
       case engine::work_kind::compare_swap:
@@ -310,22 +311,28 @@ void rdma_channel::consume(std::size_t n) {
   post_work();
 }
 
-map_result rdma_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
-  return map_exposed(base, length, -1, offset);
+map_result rdma_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
+                             std::uint8_t access) {
+  return map_exposed(base, length, -1, offset, access);
 }
 
 map_result rdma_channel::map_dmabuf(void* base, std::size_t length, int fd,
                                     std::optional<std::uint64_t> offset) {
-  return map_exposed(base, length, fd, offset);
+  return map_exposed(base, length, fd, offset, map_access::write);
 }
 
 map_result rdma_channel::map_exposed(void* base, std::size_t length, int dmabuf,
-                                     std::optional<std::uint64_t> offset) {
+                                     std::optional<std::uint64_t> offset, std::uint8_t access) {
+  constexpr std::uint8_t known = map_access::write | map_access::read | map_access::atomic;
+  if (access == 0 || (access & ~known) != 0)
+    return {status::invalid};
+  if (access != map_access::write && read_depth_ == 0)
+    return {status::unsupported};
   exposure x;
   std::string error;
   // The bind goes out before the engine's update of the peer's iomap: the
   // peer cannot write through the window before it is bound.
-  if (!expose(base, length, x, error, dmabuf) || !bind(x, error)) {
+  if (!expose(base, length, x, error, dmabuf, access) || !bind(x, error)) {
     conceal(x);
     return {status::invalid};
   }
@@ -356,25 +363,102 @@ io_result rdma_channel::iowrite(const void* source, std::size_t length, std::uin
                                 std::uint64_t token) {
   if (length == 0)
     return {0, status::ok};
-  // Outside pinned registrations, registered for this call only: a cached
-  // registration could outlive the caller's buffer and pin whatever pages
-  // come to live there (the shared cache is where reuse belongs).
-  ibv_mr* own = nullptr;
-  auto lkey = registered(source, length);
-  if (!lkey) {
-    std::string error;
-    own = dev_->register_region(const_cast<void*>(source), length, IBV_ACCESS_LOCAL_WRITE, error);
-    if (!own)
-      return {0, status::invalid};
-    lkey = own->lkey;
-  }
+  std::vector<ibv_mr*> own;
+  auto lkey = key_for(source, length, own);
+  if (!lkey)
+    return {0, status::invalid};
   auto r = eng_->riowrite(
       {reinterpret_cast<std::uint64_t>(source), static_cast<std::uint32_t>(length), *lkey}, offset,
       token);
-  if (r.bytes > 0)
-    sources_[token].push_back(own);
-  else if (own)
-    dev_->deregister(own);
+  keep_for_call(r, token, own);
+  if (!corked_)
+    post_work();
+  return r;
+}
+
+// Outside pinned registrations, registered for this call only: a cached
+// registration could outlive the caller's buffer and pin whatever pages
+// come to live there (the shared cache is where reuse belongs).
+std::optional<std::uint32_t> rdma_channel::key_for(const void* p, std::size_t n,
+                                                   std::vector<ibv_mr*>& own) {
+  if (auto lkey = registered(p, n))
+    return lkey;
+  std::string error;
+  auto* mr = dev_->register_region(const_cast<void*>(p), n, IBV_ACCESS_LOCAL_WRITE, error);
+  if (!mr)
+    return std::nullopt;
+  own.push_back(mr);
+  return mr->lkey;
+}
+
+// A call that went keeps its own registrations until its done event; one
+// that did not gives them back now.
+void rdma_channel::keep_for_call(const io_result& r, std::uint64_t token,
+                                 std::vector<ibv_mr*>& own) {
+  if (r.bytes > 0) {
+    sources_[token].push_back(std::move(own));
+    return;
+  }
+  for (auto* mr : own)
+    dev_->deregister(mr);
+}
+
+io_result rdma_channel::ioread(const destination* into, std::size_t count, std::uint64_t offset,
+                               std::uint64_t token) {
+  if (read_depth_ == 0)
+    return {0, status::unsupported};
+  scratch_sges_.clear();
+  std::vector<ibv_mr*> own;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (into[i].length == 0)
+      continue;
+    if (into[i].length > std::numeric_limits<std::uint32_t>::max())
+      return {0, status::invalid};
+    auto lkey = key_for(into[i].data, into[i].length, own);
+    if (!lkey) {
+      keep_for_call({}, token, own);
+      return {0, status::invalid};
+    }
+    scratch_sges_.push_back({reinterpret_cast<std::uint64_t>(into[i].data),
+                             static_cast<std::uint32_t>(into[i].length), *lkey});
+  }
+  if (scratch_sges_.empty())
+    return {0, status::ok};
+  auto r = eng_->rioread(scratch_sges_.data(), scratch_sges_.size(), offset, token);
+  keep_for_call(r, token, own);
+  if (!corked_)
+    post_work();
+  return r;
+}
+
+io_result rdma_channel::ioatomic(atomic_op op, std::uint64_t offset, std::uint64_t a,
+                                 std::uint64_t b, std::uint64_t token) {
+  if (read_depth_ == 0)
+    return {0, status::unsupported};
+  if (!atomic_mr_) {
+    // As many words as atomics may be in flight: the queue pair's depth
+    // holds back the rest, whose words wait with them.
+    atomic_words_.assign(std::max<std::uint32_t>(read_depth_, 1) * 4, 0);
+    std::string error;
+    atomic_mr_ = dev_->register_region(atomic_words_.data(), atomic_words_.size() * 8,
+                                       IBV_ACCESS_LOCAL_WRITE, error);
+    if (!atomic_mr_)
+      return {0, status::invalid};
+    for (auto i = static_cast<std::uint32_t>(atomic_words_.size()); i > 0; --i)
+      free_words_.push_back(i - 1);
+  }
+  if (free_words_.empty())
+    return {0, status::would_block};
+  auto word = free_words_.back();
+  engine::local_sge result{reinterpret_cast<std::uint64_t>(&atomic_words_[word]), 8,
+                           atomic_mr_->lkey};
+  auto r = eng_->rioatomic(
+      op == atomic_op::fetch_add ? engine::work_kind::fetch_add : engine::work_kind::compare_swap,
+      result, offset, a, b, token);
+  if (r.bytes > 0) {
+    free_words_.pop_back();
+    atomic_word_of_[token] = word;
+  }
   if (!corked_)
     post_work();
   return r;
@@ -433,12 +517,22 @@ bool rdma_channel::take_events(std::vector<event>& out) {
   std::size_t first = out.size();
   bool any = eng_->take_events(out);
   for (std::size_t i = first; i < out.size(); ++i) {
-    if (out[i].kind != event_kind::iowrite_done)
+    auto& e = out[i];
+    if (e.kind == event_kind::ioatomic_done) {
+      if (auto w = atomic_word_of_.find(e.token); w != atomic_word_of_.end()) {
+        e.value = atomic_words_[w->second];
+        free_words_.push_back(w->second);
+        atomic_word_of_.erase(w);
+      }
       continue;
-    auto it = sources_.find(out[i].token);
+    }
+    if (e.kind != event_kind::iowrite_done && e.kind != event_kind::ioread_done)
+      continue;
+    auto it = sources_.find(e.token);
     if (it == sources_.end() || it->second.empty())
       continue;
-    dev_->deregister(it->second.front());
+    for (auto* mr : it->second.front())
+      dev_->deregister(mr);
     it->second.pop_front();
     if (it->second.empty())
       sources_.erase(it);

@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -54,7 +55,7 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
   if (!ch->setup(id, events, p, false, error))
     return nullptr;
   auto mine = wire::encode(ch->eng_->local_conn_data());
-  auto param = conn_param(mine);
+  auto param = conn_param(mine, ch->read_cap_);
   std::vector<unsigned char> theirs;
   if (rdma_connect(id, &param) != 0 ||
       !expect_event(events, RDMA_CM_EVENT_ESTABLISHED, p.timeout_ms, step, &theirs)) {
@@ -67,6 +68,7 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
     return nullptr;
   }
   ch->peer_ = net::name_of(rdma_get_peer_addr(id));
+  ch->settle_reads();
   set_nonblocking(events->fd);
   // Our windows are bound before anything we send: the peer writes to us
   // only after our first write (it holds its sends until then), which the
@@ -146,6 +148,9 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     return nullptr;
   }
   rdma_cm_id* child = ev->id;
+  // What the peer asks of reads each way (0 from rsocket peers).
+  auto asked =
+      std::min<std::uint32_t>(ev->param.conn.responder_resources, ev->param.conn.initiator_depth);
   std::vector<unsigned char> theirs(static_cast<const unsigned char*>(ev->param.conn.private_data),
                                     static_cast<const unsigned char*>(ev->param.conn.private_data) +
                                         ev->param.conn.private_data_len);
@@ -180,6 +185,8 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     rdma_reject(child, nullptr, 0);
     return nullptr;
   }
+  // The same both ways: ours is the peer's other way round.
+  ch->read_depth_ = std::min(ch->read_cap_, asked);
   // Held from here: waiting for the window binds takes completions in,
   // and whatever that lets the engine post must not go before the peer
   // has written (see holding_).
@@ -190,7 +197,7 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     return nullptr;
   }
   auto mine = wire::encode(ch->eng_->local_conn_data());
-  auto param = conn_param(mine);
+  auto param = conn_param(mine, ch->read_depth_);
   if (ch->own_qp_)
     param.qp_num = ch->qp_->qp_num;
   // The queue pair is ready to send once accepted. The peer's last step
@@ -202,6 +209,7 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     error = sys_error("peer " + ch->peer_ + ": accept failed");
     return nullptr;
   }
+  ch->settle_reads();
   ch->establishing_since_ = std::chrono::steady_clock::now();
   ch->post_work();
   return ch;

@@ -38,9 +38,12 @@ rdma_channel::~rdma_channel() {
     disconnect();
   for (auto& [off, x] : maps_)
     conceal(x);
-  for (auto& [token, mrs] : sources_)
-    for (auto* mr : mrs)
-      dev_->deregister(mr);
+  for (auto& [token, calls] : sources_)
+    for (auto& mrs : calls)
+      for (auto* mr : mrs)
+        dev_->deregister(mr);
+  if (atomic_mr_)
+    dev_->deregister(atomic_mr_);
   // A bound window holds its queue pair: destroying the queue pair first
   // would wait for it forever (rxe).
   conceal(target_x_);
@@ -129,6 +132,8 @@ bool rdma_channel::setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_
   }
   ibv_device_attr dev{};
   ibv_query_device(id->verbs, &dev);
+  read_cap_ = std::min({params_.read_depth, static_cast<std::uint32_t>(dev.max_qp_rd_atom),
+                        static_cast<std::uint32_t>(dev.max_qp_init_rd_atom)});
   // The device may allow fewer work requests than asked for: use what it has.
   auto limit = static_cast<std::uint32_t>(dev.max_qp_wr);
   if (ep.sq_size > limit || ep.rq_size + wire::control_slots > limit)

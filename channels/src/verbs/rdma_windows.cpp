@@ -21,10 +21,22 @@ namespace riomesh::channels::verbs {
 
 using detail::sys_error;
 
-bool rdma_channel::expose(void* base, std::size_t n, exposure& out, std::string& error,
-                          int dmabuf) {
-  int access = IBV_ACCESS_LOCAL_WRITE | (windows_ ? IBV_ACCESS_MW_BIND : IBV_ACCESS_REMOTE_WRITE);
-  out.mr = dev_->register_region(base, n, access, error, dmabuf);
+namespace {
+
+// The peer's rights over a map, as verbs access flags.
+int remote_access(std::uint8_t access) {
+  return ((access & map_access::write) ? IBV_ACCESS_REMOTE_WRITE : 0) |
+         ((access & map_access::read) ? IBV_ACCESS_REMOTE_READ : 0) |
+         ((access & map_access::atomic) ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+}  // namespace
+
+bool rdma_channel::expose(void* base, std::size_t n, exposure& out, std::string& error, int dmabuf,
+                          std::uint8_t access) {
+  out.access = access;
+  int flags = IBV_ACCESS_LOCAL_WRITE | (windows_ ? IBV_ACCESS_MW_BIND : remote_access(access));
+  out.mr = dev_->register_region(base, n, flags, error, dmabuf);
   if (!out.mr)
     return false;
   if (!windows_) {
@@ -65,7 +77,7 @@ bool rdma_channel::bind(exposure& x, std::string& error) {
   wr.bind_mw.bind_info.mr = x.mr;
   wr.bind_mw.bind_info.addr = reinterpret_cast<std::uint64_t>(x.mr->addr);
   wr.bind_mw.bind_info.length = x.mr->length;
-  wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+  wr.bind_mw.bind_info.mw_access_flags = static_cast<unsigned>(remote_access(x.access));
   ibv_send_wr* bad = nullptr;
   errno = ibv_post_send(qp_, &wr, &bad);
   if (errno != 0) {
@@ -95,7 +107,12 @@ bool rdma_channel::ready_own_qp(std::string& error) {
     error = sys_error("cannot get the queue pair's RTR attributes");
     return false;
   }
-  attr.max_dest_rd_atomic = 0;  // as the connection parameters: no RDMA READ
+  // As the connection parameters say (0 for rsocket peers), and open to
+  // the peer's reads and atomics only if there are any.
+  attr.max_dest_rd_atomic = static_cast<std::uint8_t>(read_depth_);
+  attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+                         (read_depth_ > 0 ? IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC : 0);
+  mask |= IBV_QP_ACCESS_FLAGS;
   if (ibv_modify_qp(qp_, &attr, mask) != 0) {
     error = sys_error("cannot take the queue pair to RTR");
     return false;
@@ -106,7 +123,7 @@ bool rdma_channel::ready_own_qp(std::string& error) {
     error = sys_error("cannot get the queue pair's RTS attributes");
     return false;
   }
-  attr.max_rd_atomic = 0;
+  attr.max_rd_atomic = static_cast<std::uint8_t>(read_depth_);
   if (ibv_modify_qp(qp_, &attr, mask) != 0) {
     error = sys_error("cannot take the queue pair to RTS");
     return false;
@@ -130,6 +147,33 @@ bool rdma_channel::ready_own_qp(std::string& error) {
       std::this_thread::yield();
   }
   return true;
+}
+
+void rdma_channel::settle_reads() {
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  if (ibv_query_qp(qp_, &attr,
+                   IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_ACCESS_FLAGS,
+                   &init) != 0) {
+    read_depth_ = 0;
+    notes_.push_back(sys_error("no one-sided reads: cannot query the queue pair"));
+    return;
+  }
+  // Both ways or not at all: a map this side exposes for reading is only
+  // useful if the peer may read it, and the peer's only if we may.
+  read_depth_ = std::min<std::uint32_t>(attr.max_rd_atomic, attr.max_dest_rd_atomic);
+  constexpr int open = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+  if (read_depth_ > 0 && (attr.qp_access_flags & open) != open) {
+    // A queue pair that rdma_cm moved to INIT before the connection's
+    // parameters were known may not have them.
+    ibv_qp_attr change{};
+    change.qp_access_flags = static_cast<unsigned>(attr.qp_access_flags) | open;
+    if (ibv_modify_qp(qp_, &change, IBV_QP_ACCESS_FLAGS) != 0) {
+      notes_.push_back(sys_error("no one-sided reads: cannot open the queue pair to them"));
+      read_depth_ = 0;
+    }
+  }
+  eng_->set_read_depth(read_depth_);
 }
 
 void rdma_channel::disconnect() {

@@ -156,7 +156,8 @@ class runtime {
   bool revoke(const grant& g);
   // The holder writes `data` at `offset` of the grant, or reads the
   // grant's bytes at `offset` into `into` (a buffer of this node's, e.g.
-  // allocate()d, mapped for the owner until it has written). Both return
+  // allocate()d: on rdma read into one-sided, elsewhere mapped for the
+  // owner until it has written). Both return
   // the operation's id at once; `status_to` gets (grant_done_atom, id,
   // grant_status, detail) when it ends, and, if it went well, `then.to`
   // (an actor on the owner's node) gets `then.msg` from `status_to`,
@@ -170,10 +171,11 @@ class runtime {
   std::uint64_t read(const grant& g, std::uint64_t offset, buffer into, const caf::actor& status_to,
                      then_message then = {});
   // Atomics on the 8-byte word at `offset` of a grant with both rights,
-  // aligned to 8 bytes in the owner's memory: the owner's I/O thread adds
-  // `add`, or swaps in `desired` if the word is `expected`, with the CPU's
-  // atomics (so atomic against the owner's own atomics on it too). The
-  // status has the word's old value as a fifth element:
+  // aligned to 8 bytes in the owner's memory: adds `add`, or swaps in
+  // `desired` if the word is `expected`. On rdma a verbs atomic (on rxe
+  // not atomic against the owner's own CPU atomics on the word); with
+  // channel.read_depth 0, and on tcp, the owner's I/O thread with the
+  // CPU's atomics. The status has the word's old value as a fifth element:
   // (grant_done_atom, id, grant_status, detail, std::uint64_t old).
   std::uint64_t fetch_add(const grant& g, std::uint64_t offset, std::uint64_t add,
                           const caf::actor& status_to, then_message then = {});

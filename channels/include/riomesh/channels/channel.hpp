@@ -32,6 +32,19 @@ struct memory_pin {
   bool fresh = false;  // registered by this call (a miss)
 };
 
+// What the peer may do with a map (bits): write into it (iowrite), and,
+// where the connection reads one-sided (channel::reads_one_sided), read
+// it (ioread) and run atomics on its words (ioatomic).
+namespace map_access {
+constexpr std::uint8_t write = 1, read = 2, atomic = 4;
+}
+
+// One-sided atomics on an 8-byte word of the peer's map.
+enum class atomic_op : std::uint8_t {
+  fetch_add,     // adds `a`
+  compare_swap,  // swaps in `b` if the word is `a`
+};
+
 struct map_result {
   status st = status::ok;
   std::uint64_t offset = 0;
@@ -50,8 +63,10 @@ class channel {
 
   // Exposes [base, base + length) for the peer to iowrite into, at `offset`
   // (default: the address). The peer learns of it by a peer_iomap event.
+  // `access` beyond write needs reads_one_sided(): unsupported otherwise.
   virtual map_result map(void* base, std::size_t length,
-                         std::optional<std::uint64_t> offset = std::nullopt) = 0;
+                         std::optional<std::uint64_t> offset = std::nullopt,
+                         std::uint8_t access = map_access::write) = 0;
   virtual status unmap(std::uint64_t offset) = 0;
   // Whether device memory that a dma-buf gives can be mapped as it is:
   // tcp reads into its CPU mapping; rdma needs a device that registers
@@ -62,7 +77,7 @@ class channel {
   // is the CPU mapping of that offset).
   virtual map_result map_dmabuf(void* base, std::size_t length, int /*fd*/,
                                 std::optional<std::uint64_t> offset) {
-    return map(base, length, offset);
+    return map(base, length, offset, map_access::write);
   }
   // Places `length` bytes at the peer's mapped `offset`, ahead of any later
   // stream byte. `source` must stay untouched until iowrite_done(token).
@@ -81,6 +96,32 @@ class channel {
     if (count == 0)
       return {0, status::ok};
     return iowrite(pieces[0].data, pieces[0].length, offset, token);
+  }
+
+  // One-sided reads and atomics on the peer's maps, where the connection
+  // negotiated them both ways (rdma with read resources): the peer's CPU
+  // takes no part. Elsewhere (tcp, rsocket peers) they are unsupported and
+  // the peer has to serve a read by iowrite and run an atomic itself.
+  virtual bool reads_one_sided() const { return false; }
+  // Reads [offset, offset + total) of the peer's maps (mapped with read
+  // access) into the pieces, one after another: ioread_done(token) once
+  // all of it is in place. Writes behind it on the connection start only
+  // after it completed, so a message sent after it tells the peer it is
+  // done with the bytes.
+  struct destination {
+    void* data = nullptr;
+    std::size_t length = 0;
+  };
+  virtual io_result ioread(const destination* /*into*/, std::size_t /*count*/,
+                           std::uint64_t /*offset*/, std::uint64_t /*token*/) {
+    return {0, status::unsupported};
+  }
+  // An atomic on the peer's 8-byte word at `offset` (aligned in its
+  // memory, mapped with atomic access): ioatomic_done(token) carries the
+  // word's old value; fenced as ioread.
+  virtual io_result ioatomic(atomic_op /*op*/, std::uint64_t /*offset*/, std::uint64_t /*a*/,
+                             std::uint64_t /*b*/, std::uint64_t /*token*/) {
+    return {0, status::unsupported};
   }
 
   virtual status shutdown(shutdown_how how) = 0;

@@ -68,6 +68,11 @@ struct channel_settings {
   // rsockets defaults to 0 slots (no iomap); riomesh needs slots for the
   // receive arena and for the maps applications make.
   std::uint32_t iomap_size = 16;
+  // rdma, between nodes: RDMA READs and atomics each side may have in
+  // flight on a connection (both devices cap it). Above 0, a holder reads
+  // grants and runs their atomics one-sided; 0: the owner's I/O thread
+  // serves them, as it does on tcp.
+  std::uint32_t read_depth = 16;
   duration polling_time = std::chrono::microseconds(50);
   std::uint64_t eager_threshold = 16 * 1024;
   std::uint64_t arena = 64ull * 1024 * 1024;

@@ -11,6 +11,7 @@
 // any thread) its space goes back to the peer in a batched release.
 #pragma once
 
+#include <riomesh/actors/connection/direct_fetch.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/actors/placement/arena_allocator.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
@@ -22,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace riomesh::actors {
 
@@ -37,7 +39,9 @@ struct direct_write {
 
 // Why a message queued for a peer did not go out.
 enum class send_failure {
-  not_mapped,  // a direct write found no map at the peer
+  not_mapped,  // a direct write or fetch found no map at the peer
+  past_map,    // a fetch that runs past the end of the peer's map
+  misfit,      // a fetch the fabric cannot do there (a word not aligned, no reads)
   too_large,   // beyond what the peer accepts (its session terms)
   node_lost,   // the connection ended first
   stopped,     // this node is stopping
@@ -47,7 +51,9 @@ struct outbound_message {
   envelope env;  // kind, sender, receiver, request id, body; buffers are filled in
   std::vector<buffer> placed;
   std::vector<direct_write> writes;  // done first, before any placement
-  bool has_envelope = true;          // false: writes only
+  // Then this, if any: the envelope goes behind it, fenced.
+  std::optional<direct_fetch> fetch;
+  bool has_envelope = true;  // false: writes only
   // Called (on the I/O thread) if the message is dropped after being
   // queued, with why and a text for the sender.
   std::function<void(send_failure, const std::string&)> on_failure;
@@ -131,8 +137,10 @@ class connection_core {
   bool peer_stopped() const { return peer_stopped_; }
   counters stats() const;
   std::size_t queue_depth() const { return queue_.size(); }  // cheap: per message
-  // Nothing queued, nothing half sent, no iowrite in flight.
-  bool idle() const { return queue_.empty() && in_flight_.empty() && out_bytes_.empty(); }
+  // Nothing queued, nothing half sent, no iowrite or fetch in flight.
+  bool idle() const {
+    return queue_.empty() && in_flight_.empty() && out_bytes_.empty() && fetches_->idle();
+  }
   // When pump() must run even if nothing else happens (a release batch
   // waiting for its delay).
   std::optional<clock::time_point> deadline() const {
@@ -148,7 +156,7 @@ class connection_core {
   enum class write_state { done, waiting, dropped };
   // The head's direct writes, resumed where the channel stopped taking.
   write_state write_direct(outbound_message& m);
-  void drop_head(const std::string& why);
+  void drop_head(const std::string& why, send_failure f = send_failure::not_mapped);
   bool flush_bytes();
   bool read_inbound();
   bool report_releases(clock::time_point now);
@@ -169,6 +177,7 @@ class connection_core {
   std::deque<outbound_message> queue_;
   // The head message's progress: arena space taken, buffers written so far.
   bool head_allocated_ = false;
+  bool head_fetched_ = false;  // its fetch went
   std::size_t write_index_ = 0, write_done_ = 0;
   std::size_t place_index_ = 0, place_done_ = 0;
   bool stalled_ = false;
@@ -181,6 +190,7 @@ class connection_core {
   std::vector<inbound_message> inbound_;
   std::unique_ptr<stream_assembly> streams_;
   std::unique_ptr<send_registrations> regs_;
+  std::unique_ptr<fetch_flights> fetches_;
   std::map<std::uint64_t, std::uint64_t> leases_;  // iowrite token -> pinned registration
   std::map<std::uint64_t, std::vector<std::uint64_t>> piece_leases_;  // of write_pieces
   // The channel cannot send from device memory: m's buffers in it go from

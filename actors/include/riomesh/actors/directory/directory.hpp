@@ -48,6 +48,10 @@ struct directory_counters {
   std::uint64_t bad_inbound = 0;     // decode failures, unknown receivers, refusals
   std::uint64_t system_refused = 0;  // CAF system messages from the wire, refused
   std::uint64_t thens_carried = 0;   // grant `then` messages delivered from their use
+  // Reads and atomics of peers' grants this node did one-sided (RDMA READ,
+  // verbs atomics), and those of its own grants its I/O thread served
+  // (a write of the bytes, a CPU atomic) where the connection cannot.
+  std::uint64_t grants_fetched = 0, grants_served = 0;
   // Hand-offs between threads: enqueues into actors' mailboxes (deliveries,
   // responses, failure notices, link events) and pushes onto links'
   // outboxes. One of each per message sent and delivered.

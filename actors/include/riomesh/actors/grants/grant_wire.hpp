@@ -22,16 +22,22 @@ namespace riomesh::actors {
 // owner's actor it goes to (non-zero), then the message's serialized body
 // (message_codec.hpp; its sender is the envelope's). The owner delivers it
 // on its verdict, if that is ok: the bytes are in place by then.
+// The op's top bit (done_flag) marks a read or an atomic the holder did
+// itself, one-sided, ahead of this notice on the same connection: the
+// owner only judges it (a use-once grant is used up), delivers its `then`
+// (a read's may ride too), and answers.
 struct grant_request {
   grant_request(grant_op o = grant_op::write, std::uint64_t off = 0, std::uint64_t len = 0,
                 std::uint64_t dest = 0, std::uint64_t sw = 0)
       : op(o), offset(off), length(len), destination(dest), swap(sw) {}
   grant_op op = grant_op::write;
   std::uint64_t offset = 0, length = 0, destination = 0, swap = 0;
+  bool done = false;          // done one-sided by the holder: a notice
   std::uint64_t then_to = 0;  // 0: no `then` rides on it
   std::vector<unsigned char> then_body;
 };
 constexpr std::size_t grant_request_size = 25;
+constexpr std::uint8_t done_flag = 0x80;
 constexpr std::size_t grant_swap_size = 33;
 
 // u8 status, then the detail as text (the owner's words: printable only

@@ -103,8 +103,17 @@ class link : public std::enable_shared_from_this<link> {
   void drain(std::function<void()> done);
   // Ends it now, without a word (the node keeps another link to the peer).
   void drop(const std::string& reason);
-  // Maps `b` for the peer: the offset, or the error text.
-  bool expose(buffer b, std::uint64_t& offset, std::string& error);
+  // Maps `b` for the peer: the offset, or the error text. `access`
+  // (channels::map_access) beyond write needs reads_one_sided(). A map
+  // without write access gets an offset from read_maps_from on, so the
+  // peer knows by its offset not to write there (doing so would fail its
+  // connection: rdma refuses the write as a remote access error).
+  static constexpr std::uint64_t read_maps_from = std::uint64_t{1} << 62;
+  bool expose(buffer b, std::uint64_t& offset, std::string& error,
+              std::uint8_t access = channels::map_access::write);
+  // The peer may read our maps and run atomics on them one-sided, and we
+  // theirs (channel::reads_one_sided).
+  bool reads_one_sided() const { return ch_->reads_one_sided(); }
   bool unexpose(std::uint64_t offset);
   connection_core::counters stats() const;
 
@@ -142,6 +151,7 @@ class link : public std::enable_shared_from_this<link> {
   // on a connection, so a write late for a map taken down cannot land in
   // another map made since over the same memory.
   std::uint64_t next_map_ = std::uint64_t{1} << 40;
+  std::uint64_t next_read_map_ = read_maps_from;
   std::vector<inbound_message> arrived_;
 
   bool closed_ = false;

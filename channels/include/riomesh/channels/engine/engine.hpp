@@ -71,10 +71,15 @@ class engine {
   io_result rioread(const local_sge* into, std::size_t count, std::uint64_t offset,
                     std::uint64_t token);
   // An 8-byte atomic (work_kind::fetch_add or compare_swap) on the peer's
-  // mapped word at `offset` (aligned in the peer's memory); its old value
+  // mapped word at `offset` (aligned in the peer's memory, within one
+  // entry: invalid otherwise); its old value
   // goes to `result` (8 registered bytes) before the ioatomic_done event.
   io_result rioatomic(work_kind kind, const local_sge& result, std::uint64_t offset,
                       std::uint64_t a, std::uint64_t b, std::uint64_t token);
+  // The initiator depth the connection negotiated once it is up (rdma_cm
+  // settles it with the connection): rioread and rioatomic are refused
+  // while it is 0.
+  void set_read_depth(std::uint32_t depth) { params_.max_rd_atomic = depth; }
   // Copies through the staging ring first, as rsockets does.
   io_result riowrite_copy(const void* data, std::size_t length, std::uint64_t offset);
   // The peer's iomap slot `index` as it stands in our memory.
@@ -166,6 +171,9 @@ class engine {
   bool iowrite_blocked_ = false;  // a riowrite waits for send queue or ring space
   std::uint64_t credit_stalls_ = 0;
   std::optional<wire::ctrl_code> pending_ctrl_;
+  // RDMA READs and atomics posted and not completed: writes posted now
+  // are fenced behind them.
+  std::uint32_t reads_in_flight_ = 0;
 
   // receive side
   receive_window window_;

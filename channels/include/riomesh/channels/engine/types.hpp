@@ -80,6 +80,10 @@ struct work {
   // fetch_add: the addend; compare_swap: the value expected, and the one
   // swapped in.
   std::uint64_t compare_add = 0, swap = 0;
+  // Starts only once every earlier RDMA READ and atomic of the queue pair
+  // has completed (IBV_SEND_FENCE): what is posted behind a read, such as
+  // the message saying it is done, cannot overtake it at the peer.
+  bool fence = false;
 
   std::uint64_t length() const {
     std::uint64_t n = 0;
@@ -128,6 +132,7 @@ struct event {
   std::uint64_t token = 0;
   std::uint64_t bytes = 0;
   std::uint32_t index = 0;
+  std::uint64_t value = 0;  // ioatomic_done: the word's old value (the fabric reads it)
 };
 
 enum class status : std::uint8_t {

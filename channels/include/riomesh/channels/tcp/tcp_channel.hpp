@@ -26,7 +26,9 @@ class tcp_channel final : public channel {
   io_result recv(void* out, std::size_t length) override;
   std::pair<const unsigned char*, std::size_t> peek() override { return proto_.peek(); }
   void consume(std::size_t n) override;
-  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset) override;
+  // Write access only: the peer reads nothing one-sided over tcp.
+  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
+                 std::uint8_t access = map_access::write) override;
   status unmap(std::uint64_t offset) override;
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;

@@ -35,6 +35,11 @@ struct rdma_params {
   int timeout_ms = 5000;  // address, route and connection setup
   std::chrono::nanoseconds keepalive = std::chrono::seconds(1);  // 0: never
   std::string device;  // empty: whichever device routes to the address
+  // RDMA READs and atomics to allow in flight each way (responder
+  // resources and initiator depth), at most: the connection gets the
+  // least of this, both devices' limits and what the peer asks. 0: none,
+  // as rsockets (whose peers ask for none and must get none).
+  std::uint32_t read_depth = 0;
   // The node's memory domain, shared by its connections; null: the
   // connection has a private one (its own protection domain).
   std::shared_ptr<memory_domain> domain;
@@ -58,7 +63,8 @@ class rdma_channel final : public channel {
   io_result recv(void* out, std::size_t length) override;
   std::pair<const unsigned char*, std::size_t> peek() override { return eng_->peek(); }
   void consume(std::size_t n) override;
-  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset) override;
+  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
+                 std::uint8_t access = map_access::write) override;
   status unmap(std::uint64_t offset) override;
   bool maps_dmabuf(std::string& why) const override { return dev_->dmabuf(why); }
   map_result map_dmabuf(void* base, std::size_t length, int fd,
@@ -67,6 +73,11 @@ class rdma_channel final : public channel {
                     std::uint64_t token) override;
   io_result iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
                            std::uint64_t token) override;
+  bool reads_one_sided() const override { return read_depth_ > 0; }
+  io_result ioread(const destination* into, std::size_t count, std::uint64_t offset,
+                   std::uint64_t token) override;
+  io_result ioatomic(atomic_op op, std::uint64_t offset, std::uint64_t a, std::uint64_t b,
+                     std::uint64_t token) override;
   status shutdown(shutdown_how how) override;
   // Corked, sends and iowrites leave their work requests for one chained
   // post when uncorked.
@@ -120,6 +131,7 @@ class rdma_channel final : public channel {
     ibv_mr* mr = nullptr;
     ibv_mw* mw = nullptr;
     std::uint32_t rkey = 0;
+    std::uint8_t access = map_access::write;
   };
   // Takes the protection domain from the node's memory domain (or a
   // private one), creates CQ, QP and the engine's regions on `id`; false
@@ -128,9 +140,18 @@ class rdma_channel final : public channel {
   bool setup(rdma_cm_id* id, rdma_event_channel* events, const rdma_params& p, bool accepting,
              std::string& error);
   // dmabuf >= 0: the bytes are that dma-buf's, from its offset 0.
-  bool expose(void* base, std::size_t n, exposure& out, std::string& error, int dmabuf = -1);
+  bool expose(void* base, std::size_t n, exposure& out, std::string& error, int dmabuf = -1,
+              std::uint8_t access = map_access::write);
   map_result map_exposed(void* base, std::size_t length, int dmabuf,
-                         std::optional<std::uint64_t> offset);
+                         std::optional<std::uint64_t> offset, std::uint8_t access);
+  // Once the queue pair is connected: the read depth it got both ways,
+  // its access opened to the peer's reads and atomics if that is not 0,
+  // and the engine told.
+  void settle_reads();
+  // An lkey for [p, p + n) as a destination or source of one call:
+  // pinned memory's, or a registration for the call kept in `own`.
+  std::optional<std::uint32_t> key_for(const void* p, std::size_t n, std::vector<ibv_mr*>& own);
+  void keep_for_call(const io_result& r, std::uint64_t token, std::vector<ibv_mr*>& own);
   // Posts the bind of `x`'s window (the queue pair is ready to send).
   bool bind(exposure& x, std::string& error);
   void conceal(exposure& x);
@@ -185,11 +206,20 @@ class rdma_channel final : public channel {
   // not yet bound and fail the connection).
   bool holding_ = false;
   std::vector<engine::work> held_;
-  // iowrite sources outside registered memory, registered per call and
-  // released at its iowrite_done (calls complete in order: a FIFO per
-  // token; null where registered memory served)
-  std::map<std::uint64_t, std::deque<ibv_mr*>> sources_;
-  std::vector<engine::local_sge> scratch_sges_;  // iowrite_pieces' list
+  // iowrite sources and ioread destinations outside registered memory,
+  // registered per call and released at its done event (calls complete in
+  // order: a FIFO per token; empty where registered memory served)
+  std::map<std::uint64_t, std::deque<std::vector<ibv_mr*>>> sources_;
+  std::vector<engine::local_sge> scratch_sges_;  // iowrite_pieces' and ioread's list
+  // One-sided reads: what this side asked (read_depth capped by the
+  // device) and what the connection got both ways (0: none).
+  std::uint32_t read_cap_ = 0, read_depth_ = 0;
+  // Where atomics put old values: registered words, one per atomic in
+  // flight, and which token holds which.
+  std::vector<std::uint64_t> atomic_words_;
+  ibv_mr* atomic_mr_ = nullptr;
+  std::vector<std::uint32_t> free_words_;
+  std::map<std::uint64_t, std::uint32_t> atomic_word_of_;
   // The last pin_memory(): a send pins, then writes from what it pinned,
   // so iowrite() finds its key here without a second look in the shared
   // cache (id 0: none).

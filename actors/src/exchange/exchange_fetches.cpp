@@ -1,0 +1,76 @@
+// Grants used one-sided: where the connection reads one-sided (rdma with
+// read resources both ways), the holder reads a grant's bytes with RDMA
+// READs and runs its atomics as verbs atomics, through the map the grant
+// gave it, and the owner's CPU takes no part in moving the data.
+//
+// Behind the fetch, fenced on the same queue pair, goes a notice to the
+// owner when it has something to do: a `then` that rides on it (the owner
+// delivers it once the fetch is over, as RDS sends its message behind an
+// RDMA READ), or a use-once grant to use up. Its answer is the status.
+// Without a notice the status comes as the fetch completes, and the owner
+// hears nothing, as the grant API promises of a use without `then`.
+#include "exchange_impl.hpp"
+
+#include <riomesh/actors/grants/grant_wire.hpp>
+
+namespace riomesh::actors {
+
+void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, grant_request r,
+                                   direct_fetch f, grant_wait w) {
+  auto atomic = w.atomic;
+  auto status_to = w.status_to;
+  w.one_sided = true;
+  outbound_message m;
+  carry_then(l, r, m, w);
+  bool notice = r.then_to != 0 || g.once;
+  if (!add_wait(op, std::move(w))) {
+    grant_wait gone;
+    gone.status_to = status_to;
+    gone.atomic = atomic;
+    return grant_done(op, std::move(gone), grant_status::dropped,
+                      "node '" + g.owner + "': " + std::to_string(max_grant_uses) +
+                          " uses of its grants are in flight already");
+  }
+  ++count.grants_fetched;
+  std::weak_ptr<impl> me = shared_self;
+  auto link_id = l.id();
+  auto owner = g.owner;
+  f.done = [me, op, link_id, notice](std::uint64_t value) {
+    auto x = me.lock();
+    if (!x)
+      return;
+    if (notice)
+      return x->note_fetched(op, value);  // the owner's answer ends it
+    if (auto w = x->take_wait(op, link_id))
+      x->grant_done(op, std::move(*w), grant_status::ok, {}, value);
+  };
+  m.fetch = std::move(f);
+  m.on_failure = [me, op, link_id, owner](send_failure why, const std::string& detail) {
+    auto x = me.lock();
+    if (!x)
+      return;
+    auto w = x->take_wait(op, link_id);
+    if (!w)
+      return;
+    // No map at the owner: it took the grant back (or it was used once).
+    auto st = why == send_failure::not_mapped ? grant_status::revoked
+              : why == send_failure::past_map ? grant_status::out_of_range
+              : why == send_failure::misfit   ? grant_status::refused
+                                              : grant_status::dropped;
+    x->grant_done(op, std::move(*w), st, "node '" + owner + "': " + detail);
+  };
+  if (notice) {
+    r.done = true;
+    return send_use(l, g.id, op, r, std::move(m));
+  }
+  m.has_envelope = false;
+  submit_use(l, op, std::move(m));
+}
+
+void exchange::impl::note_fetched(std::uint64_t op, std::uint64_t value) {
+  std::lock_guard<std::mutex> guard(grants_lock);
+  if (auto it = grant_waits.find(op); it != grant_waits.end())
+    it->second.fetched = value;
+}
+
+}  // namespace riomesh::actors
