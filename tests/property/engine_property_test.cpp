@@ -24,15 +24,17 @@ std::uint64_t scenarios() {
 }  // namespace
 
 TEST_CASE(
-    "random scenarios: streams, maps (scatter-gather pieces among them), riowrites, shutdowns "
-    "and cuts") {
+    "random scenarios: streams, maps (scatter-gather pieces among them), riowrites, rioreads "
+    "of them, shutdowns and cuts") {
   totals t;
   run_many(1, scenarios(), limits{}, simulated, t);
   CHECK_MESSAGE(t.failure.empty(), t.failure);
   MESSAGE(t.runs << " scenarios, " << t.cuts << " cut, " << t.stream << " stream bytes and "
                  << t.placed << " placed bytes verified, " << t.maps << " maps (" << t.gathered
-                 << " of scatter-gather pieces; " << t.split << " writes across piece ends)");
+                 << " of scatter-gather pieces; " << t.split << " writes across piece ends), "
+                 << t.read << " bytes read back");
   CHECK(t.placed > 0);
+  CHECK(t.read > 0);
   CHECK(t.cuts > 0);
   CHECK(t.gathered > 0);
   CHECK(t.split > 0);

@@ -23,15 +23,17 @@ std::uint64_t scenarios() {
 
 TEST_CASE(
     "verbs: random scenarios: streams, maps (scatter-gather pieces among them), riowrites, "
-    "shutdowns") {
+    "rioreads of them, shutdowns") {
   totals t;
   run_many(1, scenarios(), limits{}, over_verbs, t);
   CHECK_MESSAGE(t.failure.empty(), t.failure);
   MESSAGE(t.runs << " scenarios, " << t.stream << " stream bytes and " << t.placed
                  << " placed bytes verified, " << t.maps << " maps (" << t.gathered
-                 << " of scatter-gather pieces; " << t.split << " writes across piece ends)");
+                 << " of scatter-gather pieces; " << t.split << " writes across piece ends), "
+                 << t.read << " bytes read back");
   CHECK(t.placed > 0);
   CHECK(t.gathered > 0);
+  CHECK(t.read > 0);
 }
 
 TEST_CASE("verbs: large transfers: several MiB per direction") {

@@ -69,7 +69,7 @@ struct config {
         << " inline=" << c.params.inline_size << " rbuf=" << c.recv_ring << " sbuf=" << c.send_ring
         << " iomap=" << c.params.iomap_slots << " credit=" << c.params.iomap_credit
         << " first=" << c.params.first_chunk << " sge=" << c.params.max_sge
-        << " bytes=" << budget[i] << "}";
+        << " rd=" << c.params.max_rd_atomic << " bytes=" << budget[i] << "}";
     }
     s << " send_bias=" << send_bias;
     if (cut)
@@ -118,6 +118,11 @@ config draw(std::mt19937_64& rng, const limits& lim) {
     if (lim.min_stream_bytes > 0)
       c.budget[i] = lim.min_stream_bytes + rng() % (lim.max_stream_bytes - lim.min_stream_bytes);
   }
+  // RDMA READs each way: the same on both sides, as the connection
+  // manager settles them (over verbs, what the devices give).
+  auto depth = pick(rng, {0u, 1u, 4u, 16u});
+  for (auto& s : c.side)
+    s.params.max_rd_atomic = depth;
   c.send_bias = lim.tiny ? 90 : pick(rng, {30, 50, 90});
   c.cut = lim.allow_cut && rng() % 10 == 0;
   c.cut_at = 1 + rng() % 20000;
@@ -145,12 +150,17 @@ class app {
       progress = send_some(rng);
     else if (roll < send_bias + (100 - send_bias) * 2 / 3)
       progress = recv_some(rng);
+    else if (auto what = rng() % 3; what == 0)
+      progress = map_one(rng);
     else
-      progress = rng() % 2 ? map_one(rng) : iowrite_some(rng);
+      progress = what == 1 ? iowrite_some(rng) : ioread_some(rng);
     return maybe_shutdown() || progress;
   }
 
-  bool finished() const { return shut_wr_ && got_eof_ && sources_.empty() && my_maps_.empty(); }
+  bool finished() const {
+    return shut_wr_ && got_eof_ && sources_.empty() && my_maps_.empty() && reads_.empty() &&
+           !reading_;
+  }
   bool stopped() const { return got_eof_ || closed_; }
 
   void handle_events() {
@@ -164,6 +174,8 @@ class app {
           pair_.deregister(me_, it->second.reg.lkey);
           sources_.erase(it);
         }
+      } else if (ev.kind == engine::event_kind::ioread_done) {
+        read_landed(ev);
       } else if (ev.kind == engine::event_kind::closed) {
         closed_ = true;
       }
@@ -224,7 +236,20 @@ class app {
     std::uint32_t id, length;
     std::uint64_t offset;
     int writes_left;
-    std::uint32_t next = 0;  // first byte not yet written
+    std::uint32_t next = 0;            // first byte not yet written
+    std::vector<unsigned char> wrote;  // what we wrote there, to read back
+  };
+  // A read of bytes we wrote into a peer's map, into up to 3 destinations
+  // (ranges of one buffer); resumed with the same token where the queue
+  // stopped taking it.
+  struct ioread_op {
+    std::uint32_t map_id = 0;
+    std::uint64_t at = 0;
+    std::size_t length = 0, done = 0, landed = 0;
+    std::unique_ptr<sim::guarded_buffer> into;
+    engine::region reg;
+    std::vector<unsigned char> expected;
+    std::vector<std::size_t> cuts;
   };
   struct iowrite_op {
     std::uint32_t map_id;
@@ -369,7 +394,8 @@ class app {
     switch (type_) {
       case 'M':
         peer_maps_.push_back({get<std::uint32_t>(b), get<std::uint32_t>(b + 4),
-                              get<std::uint64_t>(b + 8), static_cast<int>(rng_() % 4), 0});
+                              get<std::uint64_t>(b + 8), static_cast<int>(rng_() % 4), 0,
+                              std::vector<unsigned char>(get<std::uint32_t>(b + 4))});
         break;
       case 'W': {
         auto id = get<std::uint32_t>(b);
@@ -477,6 +503,8 @@ class app {
         return false;
       auto idx = rng() % peer_maps_.size();
       auto& pm = peer_maps_[idx];
+      if (reading_ && reads_[*reading_].map_id == pm.id)
+        return false;  // done with it only once our read of it is posted
       if (pm.writes_left-- <= 0) {
         finish_peer_map(idx);
         return true;
@@ -501,6 +529,7 @@ class app {
                     rng() % 2 == 0};
       for (std::size_t i = 0; i < n; ++i)
         op.src->data()[i] = static_cast<unsigned char>(rng());
+      std::copy(op.src->data(), op.src->data() + n, pm.wrote.begin() + start);
       op.sum = test::checksum(op.src->data(), n);
       if (op.zero_copy)
         op.reg = pair_.register_buffer(me_, *op.src, false);
@@ -543,6 +572,77 @@ class app {
     return r.bytes > 0;
   }
 
+  // Reads back a random range of what we wrote into one of the peer's
+  // maps, all of whose writes are posted: the responder runs our requests
+  // in order, so the read finds them. Its 'F' may follow before the read
+  // completes: the engine fences it behind the read, so the peer unmaps
+  // only after the read took its bytes.
+  bool ioread_some(std::mt19937_64& rng) {
+    if (shut_wr_ || closed_ || eng().parameters().max_rd_atomic == 0)
+      return false;
+    if (!reading_) {
+      std::vector<std::size_t> ready;
+      for (std::size_t k = 0; k < peer_maps_.size(); ++k)
+        if (peer_maps_[k].next > 0 && !(active_ && active_->map_id == peer_maps_[k].id))
+          ready.push_back(k);
+      if (ready.empty())
+        return false;
+      auto& pm = peer_maps_[ready[rng() % ready.size()]];
+      std::size_t n = 1 + rng() % pm.next;
+      std::size_t start = rng() % (pm.next - n + 1);
+      ioread_op op;
+      op.map_id = pm.id;
+      op.at = pm.offset + start;
+      op.length = n;
+      op.into = std::make_unique<sim::guarded_buffer>(n);
+      op.reg = pair_.register_buffer(me_, *op.into, false);
+      op.expected.assign(pm.wrote.begin() + start, pm.wrote.begin() + start + n);
+      if (n > 2 && rng() % 3 == 0) {
+        for (int k = 0; k < 2; ++k)
+          op.cuts.push_back(1 + rng() % (n - 1));
+        std::sort(op.cuts.begin(), op.cuts.end());
+      }
+      reading_ = next_token_++;
+      reads_[*reading_] = std::move(op);
+    }
+    auto& op = reads_[*reading_];
+    std::vector<engine::local_sge> into;
+    std::size_t from = op.done;
+    for (std::size_t k = 0; k <= op.cuts.size(); ++k) {
+      std::size_t end = k < op.cuts.size() ? op.cuts[k] : op.length;
+      if (end > from) {
+        into.push_back(
+            {op.reg.addr() + from, static_cast<std::uint32_t>(end - from), op.reg.lkey});
+        from = end;
+      }
+    }
+    auto r = eng().rioread(into.data(), into.size(), op.at + op.done, *reading_);
+    if (r.st == status::closed)
+      return false;
+    expect(r.st == status::ok || r.st == status::would_block,
+           "rioread: ", engine::to_string(r.st));
+    op.done += r.bytes;
+    if (op.done == op.length)
+      reading_.reset();
+    return r.bytes > 0;
+  }
+
+  void read_landed(const engine::event& ev) {
+    auto it = reads_.find(ev.token);
+    expect(it != reads_.end(), "ioread_done for unknown token ", ev.token);
+    auto& op = it->second;
+    op.landed += ev.bytes;
+    expect(op.landed <= op.done, "ioread_done for more bytes than read");
+    if (op.landed < op.length)
+      return;
+    expect(op.into->guards_intact(), "a read wrote outside its destination");
+    expect(std::equal(op.expected.begin(), op.expected.end(), op.into->data()),
+           "bytes read back differ from those written (", op.length, " at offset ", op.at, ")");
+    out_.read_bytes += op.length;
+    pair_.deregister(me_, op.reg.lkey);
+    reads_.erase(it);
+  }
+
   void finish_peer_map(std::size_t idx) {
     std::vector<unsigned char> body;
     put<std::uint32_t>(body, peer_maps_[idx].id);
@@ -551,7 +651,7 @@ class app {
   }
 
   bool maybe_shutdown() {
-    if (shut_wr_ || closed_ || !got_end_ || active_)
+    if (shut_wr_ || closed_ || !got_end_ || active_ || reading_)
       return false;
     while (!peer_maps_.empty())  // the peer announces no more: release them all
       finish_peer_map(0);
@@ -586,6 +686,8 @@ class app {
   std::uint64_t next_offset_ = 4096;
   std::vector<peer_map> peer_maps_;
   std::optional<iowrite_op> active_;
+  std::optional<std::uint64_t> reading_;   // the read being posted, by token
+  std::map<std::uint64_t, ioread_op> reads_;  // posted, until all of each landed
   std::uint64_t next_token_ = 1;
   std::map<std::uint64_t, source> sources_;
 };
@@ -745,6 +847,7 @@ void run_many(std::uint64_t first_seed, std::uint64_t count, const limits& lim,
     t.maps += out.maps;
     t.gathered += out.gathered_maps;
     t.split += out.split_writes;
+    t.read += out.read_bytes;
   }
 }
 

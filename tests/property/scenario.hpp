@@ -11,6 +11,9 @@
 //                    one offset space, as a grant over gathered memory)
 //   'W' id len off s "I riowrote len bytes at off, checksum s" (from one
 //                    source or gathered from up to 3 of its byte ranges)
+// Where the connection has a read depth, a side also reads back (rioread,
+// scattered into up to 3 destinations) random ranges of what it wrote into
+// a peer's map, and checks them against its own copy when they land.
 //   'F' id           "I am done with your map id"
 //   'E'              "I will announce no more maps"
 // so every byte of the stream, and every placed byte, is checked by the side
@@ -59,6 +62,7 @@ struct outcome {
   std::uint64_t maps = 0;
   std::uint64_t gathered_maps = 0;  // of 2 or more pieces
   std::uint64_t split_writes = 0;   // riowrites that landed across a piece's end
+  std::uint64_t read_bytes = 0;     // riowritten, read back by rioread and verified
   bool was_cut = false;
 };
 
@@ -72,7 +76,8 @@ outcome run_scenario(std::uint64_t seed, const limits& lim = {},
                      const link_factory& make = simulated);
 
 struct totals {
-  std::uint64_t runs = 0, cuts = 0, stream = 0, placed = 0, maps = 0, gathered = 0, split = 0;
+  std::uint64_t runs = 0, cuts = 0, stream = 0, placed = 0, maps = 0, gathered = 0, split = 0,
+                read = 0;
   std::string failure;  // the first failing seed, with its replay line; empty if none
 };
 

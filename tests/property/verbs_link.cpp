@@ -40,6 +40,7 @@ rdma_params params_of(const sim::side_config& c,
   p.engine = c.params;
   p.recv_ring = c.recv_ring;
   p.send_ring = c.send_ring;
+  p.read_depth = c.params.max_rd_atomic;  // negotiated; the engine gets what both devices give
   p.domain = domain;
   return p;
 }
@@ -95,8 +96,9 @@ class verbs_link final : public sim::engine_link {
     eng(i).take_events(out);
     return out;
   }
-  engine::region register_buffer(int i, sim::guarded_buffer& buffer, bool remote_write) override {
-    int access = IBV_ACCESS_LOCAL_WRITE | (remote_write ? IBV_ACCESS_REMOTE_WRITE : 0);
+  engine::region register_buffer(int i, sim::guarded_buffer& buffer, bool remote) override {
+    int access = IBV_ACCESS_LOCAL_WRITE |
+                 (remote ? IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0);
     ibv_mr* mr = ibv_reg_mr(rdma_channel_probe::pd(*ch_[i]), buffer.data(), buffer.size(), access);
     if (!mr)
       throw std::runtime_error("ibv_reg_mr failed");

@@ -32,7 +32,8 @@ class engine_link {
   virtual std::size_t poll(int i, std::size_t max) = 0;
   // Events side i's engine reported since the last call.
   virtual std::vector<engine::event> events(int i) = 0;
-  virtual engine::region register_buffer(int i, guarded_buffer& buffer, bool remote_write) = 0;
+  // `remote`: the peer may write it and read it.
+  virtual engine::region register_buffer(int i, guarded_buffer& buffer, bool remote) = 0;
   virtual void deregister(int i, std::uint32_t lkey) = 0;
 
   // Moves one write across: the simulated network's step. Real hardware

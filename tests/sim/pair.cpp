@@ -36,8 +36,8 @@ engine_pair::engine_pair(const side_config& a, const side_config& b, std::uint64
   }
 }
 
-engine::region engine_pair::register_buffer(int i, guarded_buffer& buffer, bool remote_write) {
-  return net_.side(i).register_memory(buffer.data(), buffer.size(), remote_write);
+engine::region engine_pair::register_buffer(int i, guarded_buffer& buffer, bool remote) {
+  return net_.side(i).register_memory(buffer.data(), buffer.size(), remote, remote);
 }
 
 bool engine_pair::connect(bool stagger) {

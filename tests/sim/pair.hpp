@@ -41,7 +41,7 @@ class engine_pair final : public engine_link {
   void flush(int i) override;
   std::size_t poll(int i, std::size_t max) override;
   std::vector<engine::event> events(int i) override;
-  engine::region register_buffer(int i, guarded_buffer& buffer, bool remote_write) override;
+  engine::region register_buffer(int i, guarded_buffer& buffer, bool remote) override;
   void deregister(int i, std::uint32_t lkey) override { net_.side(i).deregister(lkey); }
 
   // One network event: a write lands, an acknowledgement returns, or the

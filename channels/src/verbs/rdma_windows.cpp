@@ -157,6 +157,7 @@ void rdma_channel::settle_reads() {
                    &init) != 0) {
     read_depth_ = 0;
     notes_.push_back(sys_error("no one-sided reads: cannot query the queue pair"));
+    eng_->set_read_depth(0);
     return;
   }
   // Both ways or not at all: a map this side exposes for reading is only
