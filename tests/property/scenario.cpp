@@ -611,16 +611,14 @@ class app {
     for (std::size_t k = 0; k <= op.cuts.size(); ++k) {
       std::size_t end = k < op.cuts.size() ? op.cuts[k] : op.length;
       if (end > from) {
-        into.push_back(
-            {op.reg.addr() + from, static_cast<std::uint32_t>(end - from), op.reg.lkey});
+        into.push_back({op.reg.addr() + from, static_cast<std::uint32_t>(end - from), op.reg.lkey});
         from = end;
       }
     }
     auto r = eng().rioread(into.data(), into.size(), op.at + op.done, *reading_);
     if (r.st == status::closed)
       return false;
-    expect(r.st == status::ok || r.st == status::would_block,
-           "rioread: ", engine::to_string(r.st));
+    expect(r.st == status::ok || r.st == status::would_block, "rioread: ", engine::to_string(r.st));
     op.done += r.bytes;
     if (op.done == op.length)
       reading_.reset();
@@ -686,7 +684,7 @@ class app {
   std::uint64_t next_offset_ = 4096;
   std::vector<peer_map> peer_maps_;
   std::optional<iowrite_op> active_;
-  std::optional<std::uint64_t> reading_;   // the read being posted, by token
+  std::optional<std::uint64_t> reading_;      // the read being posted, by token
   std::map<std::uint64_t, ioread_op> reads_;  // posted, until all of each landed
   std::uint64_t next_token_ = 1;
   std::map<std::uint64_t, source> sources_;

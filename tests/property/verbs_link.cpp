@@ -97,8 +97,8 @@ class verbs_link final : public sim::engine_link {
     return out;
   }
   engine::region register_buffer(int i, sim::guarded_buffer& buffer, bool remote) override {
-    int access = IBV_ACCESS_LOCAL_WRITE |
-                 (remote ? IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0);
+    int access =
+        IBV_ACCESS_LOCAL_WRITE | (remote ? IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0);
     ibv_mr* mr = ibv_reg_mr(rdma_channel_probe::pd(*ch_[i]), buffer.data(), buffer.size(), access);
     if (!mr)
       throw std::runtime_error("ibv_reg_mr failed");
