@@ -23,14 +23,8 @@ void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, gr
   outbound_message m;
   carry_then(l, r, m, w);
   bool notice = r.then_to != 0 || g.once;
-  if (!add_wait(op, std::move(w))) {
-    grant_wait gone;
-    gone.status_to = status_to;
-    gone.atomic = atomic;
-    return grant_done(op, std::move(gone), grant_status::dropped,
-                      "node '" + g.owner + "': " + std::to_string(max_grant_uses) +
-                          " uses of its grants are in flight already");
-  }
+  if (!add_wait(op, std::move(w)))
+    return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), atomic);
   ++count.grants_fetched;
   std::weak_ptr<impl> me = shared_self;
   auto link_id = l.id();
@@ -57,7 +51,7 @@ void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, gr
               : why == send_failure::past_map ? grant_status::out_of_range
               : why == send_failure::misfit   ? grant_status::refused
                                               : grant_status::dropped;
-    x->grant_done(op, std::move(*w), st, "node '" + owner + "': " + detail);
+    x->grant_done(op, std::move(*w), st, about(owner) + detail);
   };
   if (notice) {
     r.done = true;

@@ -30,11 +30,17 @@
 #include <caf/make_message.hpp>
 
 namespace riomesh::actors {
-namespace {
 
 std::string about(const std::string& peer) {
   return "node '" + peer + "': ";
 }
+
+std::string too_many(const std::string& owner) {
+  return about(owner) + std::to_string(max_grant_uses) +
+         " uses of its grants are in flight already";
+}
+
+namespace {
 
 // On this thread, with the CPU's own atomics: atomic against the owner's
 // actors' atomics on the same word too (verbs atomics on rxe are not).
@@ -214,10 +220,15 @@ std::uint64_t exchange::next_grant_op() {
 
 void exchange::grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to,
                             grant_status st, const std::string& detail, bool atomic) {
+  impl_->grant_failed(op, status_to, st, detail, atomic);
+}
+
+void exchange::impl::grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to,
+                                  grant_status st, const std::string& detail, bool atomic) {
   grant_wait w;
   w.status_to = status_to;
   w.atomic = atomic;
-  impl_->grant_done(op, std::move(w), st, detail);
+  grant_done(op, std::move(w), st, detail);
 }
 
 void exchange::impl::grant_done(std::uint64_t op, grant_wait w, grant_status st,
@@ -253,13 +264,6 @@ std::optional<grant_wait> exchange::impl::take_wait(std::uint64_t op, std::uint6
     grant_uses_on.erase(n);
   return w;
 }
-
-namespace {
-std::string too_many(const std::string& owner) {
-  return "node '" + owner + "': " + std::to_string(max_grant_uses) +
-         " uses of its grants are in flight already";
-}
-}  // namespace
 
 void exchange::impl::carry_then(link& l, grant_request& r, outbound_message& m, grant_wait& w) {
   if (!w.then_to || w.then_to->node() != node_id_of(l.peer_name()))

@@ -87,6 +87,11 @@ struct parked_read {
 // through its queue to us, which must not fill with them.
 constexpr std::size_t max_grant_uses = 256;
 
+// "node 'x': ", before what went wrong at a grant's owner.
+std::string about(const std::string& peer);
+// Why a use did not go: max_grant_uses of `owner`'s grants are in flight.
+std::string too_many(const std::string& owner);
+
 // The sender of a request this node passes on for an actor of a third
 // node: the peer answers it as it would any requester, and the answer
 // finds its way back here by the request id.
@@ -175,6 +180,9 @@ struct exchange::impl : caf::proxy_registry::backend {
   void unpark_read(link& l);
   void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail,
                   std::uint64_t value = 0);
+  // A use that cannot start: its status, at once.
+  void grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to, grant_status st,
+                    const std::string& detail, bool atomic = false);
   void answer_use(link& l, std::uint64_t op, grant_status st, const std::string& detail,
                   std::uint64_t value = 0);
   // exchange_inbound.cpp
