@@ -110,6 +110,23 @@ std::uint64_t peer_process::rss() const {
   return 0;
 }
 
+double peer_process::cpu_seconds() const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  // The command name may hold spaces: fields are counted after its ')'.
+  auto close = line.rfind(')');
+  if (close == std::string::npos)
+    return 0;
+  std::istringstream fields(line.substr(close + 2));
+  std::string skip;
+  for (int field = 3; field < 14; ++field)
+    fields >> skip;
+  unsigned long long user = 0, system = 0;
+  fields >> user >> system;
+  return static_cast<double>(user + system) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 std::string peer_process::log() const {
   if (log_path_.empty())
     return {};

@@ -33,6 +33,8 @@ class peer_process {
   int stop();
   // Resident set size in bytes, from /proc.
   std::uint64_t rss() const;
+  // CPU time it has used so far (user and system, all threads), from /proc.
+  double cpu_seconds() const;
   // What it has logged so far (with a log_path), or "".
   std::string log() const;
   // Waits until its log contains `text`; false after `limit`.
