@@ -20,10 +20,13 @@
 
 #include <rdma/rsocket.h>
 
+#include <netinet/in.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -56,6 +59,44 @@ struct held {
     return "fds " + std::to_string(fds) + ", mrs " + std::to_string(mrs) + ", qps " +
            std::to_string(qps) + ", cm_ids " + std::to_string(cm_ids) + ", pds " +
            std::to_string(pds);
+  }
+};
+
+// Where a connect-and-close rsocket client got to, for one that does not
+// return in time: the step it hangs in, and when it came back.
+struct rsocket_round {
+  bool blocking = true;
+  std::atomic<long> thread{0};     // the kernel's id of the thread running it
+  std::atomic<int> fd{-2};         // -2: still dialing
+  std::atomic<int> port{0};        // its own, to find it in the node's log
+  std::atomic<long> returned{-1};  // ms after its start, once closed
+  clock_type::time_point start = clock_type::now();
+
+  // Whether it waits inside rxe's deregistration of a memory region. The
+  // kernel (Debian's 6.1, rdma_rxe) now and then still holds a reference to
+  // a region of a connection that just ended; deregistering it then waits
+  // out the kernel's own timeout, warns (rxe_pool.c, __rxe_cleanup) and
+  // frees it anyway: about a minute in the VM, seen in about 1 run of 10.
+  // That is a wait on the kernel, not on the node; a client that waits on
+  // the node shows elsewhere (rshutdown's wait for its completions, or
+  // rdma_cm).
+  bool in_kernel_mr_cleanup() const {
+    std::ifstream stack("/proc/self/task/" + std::to_string(thread.load()) + "/stack");
+    std::string line;
+    while (std::getline(stack, line))
+      if (line.find("rxe_dereg_mr") != std::string::npos)
+        return true;
+    return false;
+  }
+
+  std::string text() const {
+    auto f = fd.load();
+    std::string where = f == -2 ? "stuck dialing"
+                                : "dialed (descriptor " + std::to_string(f) + ", port " +
+                                      std::to_string(port.load()) + "), stuck closing";
+    auto r = returned.load();
+    return std::string(blocking ? "blocking" : "cut off mid-connect") + ": " + where +
+           (r < 0 ? ", not back yet" : ", back after " + std::to_string(r) + " ms");
   }
 };
 
@@ -208,7 +249,9 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
       {"the peer ended the connection during setup", "closed for newer connections"},
       {"REJECTED", "rejected over the setup cap"}});
   std::atomic<int> wrong_secret_tries{0}, rounds{0}, garbage_closed{0}, garbage_sent{0},
-      stuck_rsockets{0}, rsockets_blocking{0}, rsockets_cut_off{0};
+      rsockets_blocking{0}, rsockets_cut_off{0};
+  std::vector<std::shared_ptr<rsocket_round>> stuck_rsockets;
+  std::mutex stuck_lock;
   auto port = a->port();
   auto hammer = [&](unsigned seed) {
     std::mt19937 rng(seed);
@@ -217,14 +260,25 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
         case 0:
           // Either connected, or closed mid-connect as a non-blocking
           // client may: the node must let go of both.
-          if (rng() % 2) {
-            stuck_rsockets +=
-                !returns_within(5s, [host, port] { rsocket_close(rsocket_dial(host, port)); });
-            ++rsockets_blocking;
-          } else {
-            stuck_rsockets += !returns_within(
-                5s, [host, port] { rsocket_close(rsocket_start_dial(host, port)); });
-            ++rsockets_cut_off;
+          {
+            auto round = std::make_shared<rsocket_round>();
+            round->blocking = rng() % 2;
+            ++(round->blocking ? rsockets_blocking : rsockets_cut_off);
+            if (!returns_within(5s, [host, port, round] {
+                  round->thread = ::syscall(SYS_gettid);
+                  int fd =
+                      round->blocking ? rsocket_dial(host, port) : rsocket_start_dial(host, port);
+                  sockaddr_in self{};
+                  socklen_t len = sizeof self;
+                  if (fd >= 0 && ::rgetsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) == 0)
+                    round->port = ntohs(self.sin_port);
+                  round->fd = fd;
+                  rsocket_close(fd);
+                  round->returned = ms_since(round->start);
+                })) {
+              std::lock_guard<std::mutex> g(stuck_lock);
+              stuck_rsockets.push_back(round);
+            }
           }
           break;
         case 1: {
@@ -269,7 +323,31 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   CHECK(wrong_secret_tries.load() > 0);
   CHECK(refused.count() == wrong_secret_tries.load());
   CHECK_MESSAGE(refused.unexpected().empty(), refused.unexpected());
-  CHECK_MESSAGE(stuck_rsockets.load() == 0, stuck_rsockets.load(), " of ",
+  // Those held up in the kernel (see rsocket_round) come back once it has
+  // waited out its leak (about a minute under emulation); the count of
+  // what everything holds below needs them back first.
+  std::vector<std::shared_ptr<rsocket_round>> held_by_kernel, stuck_on_us;
+  for (auto& r : stuck_rsockets)
+    (r->in_kernel_mr_cleanup() ? held_by_kernel : stuck_on_us).push_back(r);
+  for (auto until = clock_type::now() + 120s;
+       !held_by_kernel.empty() && clock_type::now() < until;) {
+    bool all_back = true;
+    for (auto& r : held_by_kernel)
+      all_back = all_back && r->returned.load() >= 0;
+    if (all_back)
+      break;
+    std::this_thread::sleep_for(100ms);
+  }
+  for (auto& r : held_by_kernel) {
+    MESSAGE(
+        "an rsocket client waited in the kernel's rxe memory region cleanup (not on the "
+        "node), ",
+        r->text());
+    CHECK_MESSAGE(r->returned.load() >= 0, "it did not come back within 2 minutes");
+  }
+  for (auto& r : stuck_on_us)
+    MESSAGE("a stuck rsocket client, ", r->text());
+  CHECK_MESSAGE(stuck_on_us.empty(), stuck_on_us.size(), " of ",
                 rsockets_blocking.load() + rsockets_cut_off.load(),
                 " rsocket clients did not get through connecting and closing within 5 s");
   CHECK(garbage_closed.load() == garbage_sent.load());
