@@ -74,7 +74,7 @@ struct channel_settings {
   // serves them, as it does on tcp.
   std::uint32_t read_depth = 16;
   duration polling_time = std::chrono::microseconds(50);
-  // Up to this while traffic keeps coming back within it (at most
+  // rdma: up to this while traffic keeps coming back within it (at most
   // polling_time: never longer).
   duration max_polling_time = std::chrono::milliseconds(1);
   std::uint64_t eager_threshold = 16 * 1024;

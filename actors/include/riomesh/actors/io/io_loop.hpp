@@ -4,8 +4,9 @@
 // anything moved it keeps polling for `polling_time` (rdma completion
 // queues without a system call, everything else with one epoll_wait(0))
 // before it sleeps, since the next completion is often microseconds away;
-// up to `max_polling_time` while its traffic keeps coming back within
-// that (io/spin_budget.hpp).
+// where every link polls without a system call (rdma), up to
+// `max_polling_time` while its traffic keeps coming back within that
+// (io/spin_budget.hpp).
 //
 // Other fds (a listener) can be watched too: their callback runs on this
 // thread once per readiness, until rearm(); it should only hand off.
@@ -83,6 +84,7 @@ class io_loop {
   void add_link(std::shared_ptr<link> l);
   void ring();
   int sleep_ms(clock::time_point now) const;
+  std::chrono::nanoseconds spin_length() const;
 
   spin_budget spin_;  // the I/O thread's own
   int epoll_fd_ = -1;
