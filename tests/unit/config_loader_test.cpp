@@ -16,7 +16,7 @@ TEST_CASE("a minimal file gets the rsockets defaults") {
   CHECK(s.channel.send_buffer == 128 * 1024);
   CHECK(s.channel.recv_buffer == 128 * 1024);
   CHECK(s.channel.polling_time == 50us);
-  CHECK(s.channel.max_polling_time == 1ms);
+  CHECK(s.channel.max_polling_time == 0ns);
   CHECK(s.runtime.policy == config::scheduler_policy::sharing);
   CHECK(s.runtime.io_handler_limit == 1ms);
   CHECK(s.logging.level == config::log_level::info);

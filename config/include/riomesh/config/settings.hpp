@@ -76,7 +76,7 @@ struct channel_settings {
   duration polling_time = std::chrono::microseconds(50);
   // rdma: up to this while traffic keeps coming back within it (at most
   // polling_time: never longer).
-  duration max_polling_time = std::chrono::milliseconds(1);
+  duration max_polling_time = std::chrono::nanoseconds::zero();  // off
   std::uint64_t eager_threshold = 16 * 1024;
   std::uint64_t arena = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
