@@ -7,7 +7,7 @@
 //
 //   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
 //               [--policy sharing|stealing] [--threads N] [--polling-us N] [--dmabuf]
-//               [--gather N]
+//               [--gather N] [--counters] [--handler-limit-us N] [--max-polling-us N]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
 //
@@ -19,7 +19,11 @@
 // device memory (memory.provider: dmabuf; a DRM device, vgem in the VM):
 // what staging costs where the RDMA device cannot register it. --gather N
 // adds riomesh sending each payload as a buffer gathered from N pieces
-// (scatter-gather), against the same payload in one piece.
+// (scatter-gather), against the same payload in one piece. --counters
+// has every riomesh process print, on stderr as it ends, its hand-offs
+// and its I/O thread's wakes, rings and spins per message delivered;
+// --handler-limit-us sets riomesh's runtime.io_handler_limit,
+// --max-polling-us its channel.max_polling_time.
 #include "measure.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -97,10 +101,17 @@ int main(int argc, char** argv) {
     else if (a == "--gather" && i + 1 < argc) {
       s.gather = true;
       ::setenv("ACTOR_BENCH_GATHER", argv[++i], 1);  // pieces per payload
+    } else if (a == "--handler-limit-us" && i + 1 < argc) {
+      ::setenv("ACTOR_BENCH_HANDLER_US", argv[++i], 1);
+    } else if (a == "--max-polling-us" && i + 1 < argc) {
+      ::setenv("ACTOR_BENCH_MAX_POLLING_US", argv[++i], 1);
+    } else if (a == "--counters") {
+      ::setenv("ACTOR_BENCH_COUNTERS", "1", 1);
     } else {
       std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
                    "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N] "
-                   "[--dmabuf] [--gather N]\n";
+                   "[--dmabuf] [--gather N] [--counters] [--handler-limit-us N] "
+                   "[--max-polling-us N]\n";
       return 2;
     }
   }

@@ -73,6 +73,10 @@ riomesh::config::settings node(const std::string& name, const ports& peers, bool
     s.memory.provider = riomesh::config::memory_provider::dmabuf;
   if (const char* us = std::getenv("ACTOR_BENCH_POLLING_US"))  // --polling-us
     s.channel.polling_time = std::chrono::microseconds(std::stoul(us));
+  if (const char* us = std::getenv("ACTOR_BENCH_MAX_POLLING_US"))  // --max-polling-us
+    s.channel.max_polling_time = std::chrono::microseconds(std::stoul(us));
+  if (const char* us = std::getenv("ACTOR_BENCH_HANDLER_US"))  // --handler-limit-us
+    s.runtime.io_handler_limit = std::chrono::microseconds(std::stoul(us));
   return s;
 }
 
@@ -100,6 +104,23 @@ riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
   return out;
 }
 
+// With --counters: where a process's messages went between threads, per
+// message it delivered (the client's: answers; the server's: requests).
+void print_counters(const char* who, const riomesh::stat_report& r) {
+  if (!std::getenv("ACTOR_BENCH_COUNTERS"))
+    return;
+  double in = std::max<double>(
+      1, static_cast<double>(r.value("node.messages_in") + r.value("node.responses_in")));
+  std::fprintf(stderr,
+               "counters %s: %.0f in; per message: outbox pushes %.2f, mailbox enqueues %.2f, "
+               "turns on the I/O thread %.2f, handed to workers %.2f, I/O thread wakes %.2f, "
+               "doorbells %.2f, empty spins %.1f, turns too long %.2f\n",
+               who, in, r.value("node.outbox_pushes") / in, r.value("node.mailbox_enqueues") / in,
+               r.value("node.io_turns") / in, r.value("node.io_handed") / in,
+               r.value("node.io_wakes") / in, r.value("node.io_doorbells") / in,
+               r.value("node.io_spins") / in, r.value("node.io_heavy") / in);
+}
+
 }  // namespace
 
 bool is_riomesh(const std::string& kind) {
@@ -124,6 +145,7 @@ int riomesh_serve(const std::string& kind, int index) {
   rt.publish(rt.system().spawn(sink), "sink");
   announce_ready(rt.port());
   serve_until_stdin_closes();
+  print_counters("server", report_of(rt, rt.admin()));
   rt.stop();
   return 0;
 }
@@ -183,7 +205,9 @@ int riomesh_drive(const std::string& kind, const ports& to, const job& j) {
     o = j.pattern == "rtt" ? drive_targets(rt.system(), j, sinks, ping)
                            : drive_targets(rt.system(), j, sinks, post);
   }
-  o.copied = copied(report_of(rt, rt.admin()));
+  auto mine = report_of(rt, rt.admin());
+  print_counters("client", mine);
+  o.copied = copied(mine);
   for (auto& a : admins)
     o.copied += copied(report_of(rt, a));
   o.known_copies = true;

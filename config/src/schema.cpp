@@ -457,6 +457,7 @@ std::vector<section> make_schema() {
         size_field("recv_buffer", ch(&C::recv_buffer), 4 * KiB, GiB), iomap_field(),
         count_field("read_depth", ch(&C::read_depth), 0, 255),
         duration_field("polling_time", ch(&C::polling_time), 0ns, 1s),
+        duration_field("max_polling_time", ch(&C::max_polling_time), 0ns, 1s),
         size_field("eager_threshold", ch(&C::eager_threshold), 0, GiB),
         size_field("arena", ch(&C::arena), MiB, 2 * GiB, "an iomap entry's length is 32 bits"),
         count_field("max_pending", ch(&C::max_pending), 1, 1u << 20),

@@ -35,6 +35,9 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.io_turns", n.io_turns);
   add("node.io_handed", n.io_handed);
   add("node.io_heavy", n.io_heavy);
+  add("node.io_wakes", n.io_wakes);
+  add("node.io_doorbells", n.io_doorbells);
+  add("node.io_spins", n.io_spins);
   add("node.outbox_pushes", n.outbox_pushes);
   add("node.proxies", n.proxies);
   add("node.exported", n.exported);

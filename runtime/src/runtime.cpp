@@ -132,7 +132,7 @@ void note_dmabuf_staging(channels::verbs::memory_domain& domain, const std::stri
 struct runtime::impl {
   impl(config::settings s, const configure_fn& configure)
       : settings(std::move(s)),
-        loop(settings.channel.polling_time),
+        loop(settings.channel.polling_time, settings.channel.max_polling_time),
         cfg(make_config(settings, configure)),
         pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, pool_provider(settings.memory))),
         system(*cfg) {

@@ -16,8 +16,9 @@ TEST_CASE("a minimal file gets the rsockets defaults") {
   CHECK(s.channel.send_buffer == 128 * 1024);
   CHECK(s.channel.recv_buffer == 128 * 1024);
   CHECK(s.channel.polling_time == 50us);
+  CHECK(s.channel.max_polling_time == 0ns);
   CHECK(s.runtime.policy == config::scheduler_policy::sharing);
-  CHECK(s.runtime.io_handler_limit == 200us);
+  CHECK(s.runtime.io_handler_limit == 1ms);
   CHECK(s.logging.level == config::log_level::info);
   CHECK(s.cluster.peers.empty());
   CHECK_FALSE(s.cluster.insecure);
@@ -45,6 +46,7 @@ channel:
   iomap_size: 512
   read_depth: 0
   polling_time: 0
+  max_polling_time: 250us
   eager_threshold: 64KiB
   arena: 2GiB
   max_pending: 7
@@ -77,6 +79,7 @@ logging:
   CHECK(s.channel.iomap_size == 512);
   CHECK(s.channel.read_depth == 0);
   CHECK(s.channel.polling_time == 0ns);
+  CHECK(s.channel.max_polling_time == 250us);
   CHECK(s.channel.eager_threshold == 65536);
   CHECK(s.channel.arena == 2ull << 30);
   CHECK(s.channel.max_pending == 7);

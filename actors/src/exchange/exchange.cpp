@@ -53,6 +53,7 @@ void exchange::set_directory(caf::actor directory) {
 
 void exchange::run_actors_on(io_loop& loop, const io_executor_limits& limits) {
   impl_->executor = std::make_unique<io_executor>(impl_->sys, loop.thread_id(), limits);
+  impl_->loop = &loop;
   loop.after_each_round([run = impl_->executor.get()] { return run->run(); });
 }
 
@@ -521,6 +522,12 @@ directory_counters exchange::counters() const {
     out.io_turns = e.turns;
     out.io_handed = e.handed;
     out.io_heavy = e.heavy;
+  }
+  if (impl_->loop) {
+    auto l = impl_->loop->stats();
+    out.io_wakes = l.wakes;
+    out.io_doorbells = l.doorbells;
+    out.io_spins = l.busy_polls;
   }
   out.proxies = proxies();
   std::lock_guard<std::mutex> guard(impl_->tables_lock);

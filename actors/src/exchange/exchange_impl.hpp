@@ -196,6 +196,7 @@ struct exchange::impl : caf::proxy_registry::backend {
   caf::actor node, directory;
   // The I/O thread's execution unit: where deliveries it makes run.
   std::unique_ptr<io_executor> executor;
+  io_loop* loop = nullptr;  // the thread `executor` runs on, for its counters
   // For callbacks that may outlive the exchange, and for proxies.
   std::weak_ptr<impl> shared_self;
   std::weak_ptr<exchange> owner;

@@ -5,6 +5,8 @@
 #include <caf/resumable.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 
+#include <algorithm>
+
 namespace riomesh::actors {
 namespace {
 
@@ -41,8 +43,14 @@ bool io_executor::is_heavy(caf::resumable* job, clock::time_point now) {
 void io_executor::judge(caf::resumable* job, clock::duration took, clock::time_point now) {
   auto id = id_of(job);
   if (took <= limits_.heavy) {
-    if (!heavy_.empty())
-      heavy_.erase(id);
+    if (heavy_.empty())
+      return;
+    auto it = heavy_.find(id);
+    if (it == heavy_.end())
+      return;
+    it->second.strikes = 0;
+    if (it->second.exile == clock::duration::zero() || now - it->second.until > limits_.heavy_for)
+      heavy_.erase(it);
     return;
   }
   ++heavy_turns_;
@@ -55,7 +63,11 @@ void io_executor::judge(caf::resumable* job, clock::duration took, clock::time_p
   auto& r = heavy_[id];
   if (++r.strikes >= 2) {
     r.strikes = 0;
-    r.until = now + limits_.heavy_for;
+    bool again = r.exile != clock::duration::zero() && now - r.until <= limits_.heavy_for;
+    auto first = std::chrono::duration_cast<clock::duration>(limits_.first_exile);
+    auto most = std::chrono::duration_cast<clock::duration>(limits_.heavy_for);
+    r.exile = again ? std::min(most, r.exile * 2) : std::min(most, first);
+    r.until = now + r.exile;
   }
 }
 

@@ -74,6 +74,9 @@ struct channel_settings {
   // serves them, as it does on tcp.
   std::uint32_t read_depth = 16;
   duration polling_time = std::chrono::microseconds(50);
+  // rdma: up to this while traffic keeps coming back within it (at most
+  // polling_time: never longer).
+  duration max_polling_time = std::chrono::nanoseconds::zero();  // off
   std::uint64_t eager_threshold = 16 * 1024;
   std::uint64_t arena = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
@@ -114,7 +117,7 @@ struct runtime_settings {
   // The I/O thread runs the handler of an actor its delivery woke, unless
   // the actor's turns take longer than this (then the CAF workers do); 0:
   // the workers run every handler.
-  duration io_handler_limit = std::chrono::microseconds(200);
+  duration io_handler_limit = std::chrono::milliseconds(1);
 };
 
 struct logging_settings {

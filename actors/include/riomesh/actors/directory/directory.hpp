@@ -59,6 +59,10 @@ struct directory_counters {
   // Actors the I/O thread ran itself when its deliveries woke them, those
   // it gave to the CAF workers instead, and turns too long to run there.
   std::uint64_t io_turns = 0, io_handed = 0, io_heavy = 0;
+  // The I/O thread's sleeps ended (wakes), eventfd rings from other
+  // threads, and spins that found nothing: how often a message found it
+  // asleep, the cost that `channel.polling_time` trades CPU against.
+  std::uint64_t io_wakes = 0, io_doorbells = 0, io_spins = 0;
   std::uint64_t proxies = 0, exported = 0, published = 0;
 };
 

@@ -10,6 +10,16 @@
 // workers; one whose turns took longer than `heavy` twice in a row (a
 // handler that computes, or blocks) goes to the workers for a while. What
 // waits here when the thread stops goes to the workers too.
+//
+// The while grows: `first_exile`, doubled each time the actor is sent
+// away again soon after it came back, up to `heavy_for`. Turns are timed
+// by the clock, so a thread the OS (or a hypervisor) took away looks like
+// a long turn; an actor exiled for that comes back within milliseconds,
+// where a second's exile would cost every message of that second a
+// worker's wake-up (under emulation in the VM: 1 of each 100 turns looked
+// long, and a 1 s exile handed nearly every turn of a round trip bench to
+// the workers, tripling its round trip). A handler that computes is
+// found out again at each return and is soon away for `heavy_for`.
 #pragma once
 
 #include <caf/execution_unit.hpp>
@@ -26,7 +36,8 @@ namespace riomesh::actors {
 struct io_executor_limits {
   std::size_t throughput = 32;  // messages per actor per turn
   std::chrono::nanoseconds heavy = std::chrono::microseconds(200);
-  std::chrono::nanoseconds heavy_for = std::chrono::seconds(1);  // then it may come back
+  std::chrono::nanoseconds first_exile = std::chrono::milliseconds(10);
+  std::chrono::nanoseconds heavy_for = std::chrono::seconds(1);  // the longest exile
 };
 
 class io_executor final : public caf::execution_unit {
@@ -64,12 +75,14 @@ class io_executor final : public caf::execution_unit {
   limits limits_;
   std::thread::id thread_;
   std::vector<caf::resumable*> waiting_, running_;
-  // By actor id: turns in a row found too long, and how long it is
+  // By actor id: turns in a row found too long, and until when it is
   // exiled to the workers once that happened twice (one long turn, such
-  // as an actor's first, is forgiven).
+  // as an actor's first, is forgiven); how long its last exile was, kept
+  // while it is back for less than `heavy_for`, to double the next.
   struct record {
     int strikes = 0;
     clock::time_point until{};
+    clock::duration exile{};
   };
   std::unordered_map<std::uint64_t, record> heavy_;
   std::atomic<std::uint64_t> turns_{0}, handed_{0}, heavy_turns_{0};

@@ -3,11 +3,16 @@
 // (eventfd) on their outboxes and on tasks posted from other threads. After
 // anything moved it keeps polling for `polling_time` (rdma completion
 // queues without a system call, everything else with one epoll_wait(0))
-// before it sleeps, since the next completion is often microseconds away.
+// before it sleeps, since the next completion is often microseconds away;
+// where every link polls without a system call (rdma), up to
+// `max_polling_time` while its traffic keeps coming back within that
+// (io/spin_budget.hpp).
 //
 // Other fds (a listener) can be watched too: their callback runs on this
 // thread once per readiness, until rearm(); it should only hand off.
 #pragma once
+
+#include <riomesh/actors/io/spin_budget.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -27,7 +32,8 @@ class io_loop {
   using clock = std::chrono::steady_clock;
 
   // Starts the thread; throws std::system_error without epoll.
-  explicit io_loop(std::chrono::nanoseconds polling_time = std::chrono::microseconds(10));
+  explicit io_loop(std::chrono::nanoseconds polling_time = std::chrono::microseconds(10),
+                   std::chrono::nanoseconds max_polling_time = std::chrono::nanoseconds::zero());
   // Stops and joins it; links still there are dropped without a word.
   ~io_loop();
   // Stops the thread now (idempotent): nothing it runs is called after.
@@ -78,8 +84,9 @@ class io_loop {
   void add_link(std::shared_ptr<link> l);
   void ring();
   int sleep_ms(clock::time_point now) const;
+  std::chrono::nanoseconds spin_length() const;
 
-  std::chrono::nanoseconds polling_time_;
+  spin_budget spin_;  // the I/O thread's own
   int epoll_fd_ = -1;
   int doorbell_ = -1;
   std::atomic<bool> stop_{false};
