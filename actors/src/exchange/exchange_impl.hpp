@@ -273,10 +273,14 @@ struct exchange::impl : caf::proxy_registry::backend {
                 nullptr);
   }
   // ... and every push onto a link.
+  // Counted before the push, taken back if refused: the I/O thread can send
+  // it, and its answer come back to a reader of the count, before submit()
+  // returns here (the hand-off test saw one push missing under load).
   link::submitted submit(link& l, outbound_message&& m) {
+    ++count.outbox_pushes;
     auto r = l.submit(std::move(m));
-    if (r == link::submitted::queued)
-      ++count.outbox_pushes;
+    if (r != link::submitted::queued)
+      --count.outbox_pushes;
     return r;
   }
 };
