@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -85,13 +86,22 @@ void peer_process::kill9() {
   pid_ = -1;
 }
 
-int peer_process::stop() {
+int peer_process::stop(std::chrono::seconds limit) {
   if (pid_ <= 0)
     return -1;
   ::close(in_);
   in_ = -1;
   int st = 0;
-  ::waitpid(pid_, &st, 0);
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  pid_t done = 0;
+  while ((done = ::waitpid(pid_, &st, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+    ::usleep(10000);
+  if (done == 0) {
+    std::fprintf(stderr, "peer process %d had not exited %lld s after its input closed: killed\n",
+                 static_cast<int>(pid_), static_cast<long long>(limit.count()));
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &st, 0);
+  }
   pid_ = -1;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -29,8 +29,11 @@ class peer_process {
   // Its next whole line of output (without the newline); "" if none came
   // within `limit` (a part read so far is kept for the next call).
   std::string read_line(std::chrono::milliseconds limit);
-  // Closes its stdin (it stops cleanly) and waits; the exit status.
-  int stop();
+  // Closes its stdin (it stops cleanly) and waits up to `limit`; the exit
+  // status. One that has not exited by then is killed (SIGKILL), said so on
+  // stderr, and its status is 128 + SIGKILL: a test fails on it instead of
+  // hanging its suite until the suite's own timeout.
+  int stop(std::chrono::seconds limit = std::chrono::seconds(120));
   // Resident set size in bytes, from /proc.
   std::uint64_t rss() const;
   // CPU time it has used so far (user and system, all threads), from /proc.

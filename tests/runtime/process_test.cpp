@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -240,4 +241,17 @@ TEST_CASE("processes: a receiver that falls behind, the sender is told, memory s
 #endif
   CHECK(peak - base < settings.channel.arena + slack);
   CHECK(b.stop() == 0);
+}
+
+TEST_CASE("processes: a peer that does not exit when told is killed at the limit, not waited on") {
+  // Says it is ready, then ignores its input closing: as a peer stuck in
+  // its own shutdown would.
+  peer_process stuck("/bin/sh", {"-c", "echo ready 1; exec sleep 60"}, "");
+  REQUIRE(stuck.started());
+  auto t0 = clock_type::now();
+  auto status = stuck.stop(1s);
+  auto took = clock_type::now() - t0;
+  CHECK(status == 128 + SIGKILL);
+  CHECK(took >= 1s);
+  CHECK(took < 10s);
 }
