@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -329,21 +330,17 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
   std::vector<std::shared_ptr<rsocket_round>> held_by_kernel, stuck_on_us;
   for (auto& r : stuck_rsockets)
     (r->in_kernel_mr_cleanup() ? held_by_kernel : stuck_on_us).push_back(r);
+  auto back = [](const std::shared_ptr<rsocket_round>& r) { return r->returned.load() >= 0; };
   for (auto until = clock_type::now() + 120s;
-       !held_by_kernel.empty() && clock_type::now() < until;) {
-    bool all_back = true;
-    for (auto& r : held_by_kernel)
-      all_back = all_back && r->returned.load() >= 0;
-    if (all_back)
-      break;
+       !std::all_of(held_by_kernel.begin(), held_by_kernel.end(), back) &&
+       clock_type::now() < until;)
     std::this_thread::sleep_for(100ms);
-  }
   for (auto& r : held_by_kernel) {
     MESSAGE(
         "an rsocket client waited in the kernel's rxe memory region cleanup (not on the "
         "node), ",
         r->text());
-    CHECK_MESSAGE(r->returned.load() >= 0, "it did not come back within 2 minutes");
+    CHECK_MESSAGE(back(r), "it did not come back within 2 minutes");
   }
   for (auto& r : stuck_on_us)
     MESSAGE("a stuck rsocket client, ", r->text());

@@ -272,10 +272,9 @@ struct exchange::impl : caf::proxy_registry::backend {
     to->enqueue(nullptr, caf::make_message_id(), caf::make_message(std::forward<Ts>(xs)...),
                 nullptr);
   }
-  // ... and every push onto a link.
-  // Counted before the push, taken back if refused: the I/O thread can send
-  // it, and its answer come back to a reader of the count, before submit()
-  // returns here (the hand-off test saw one push missing under load).
+  // ... and every push onto a link, counted before it and taken back if
+  // refused: the I/O thread can send it, and its answer reach a reader of
+  // the count, before submit() returns here.
   link::submitted submit(link& l, outbound_message&& m) {
     ++count.outbox_pushes;
     auto r = l.submit(std::move(m));

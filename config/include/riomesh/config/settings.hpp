@@ -74,9 +74,9 @@ struct channel_settings {
   // serves them, as it does on tcp.
   std::uint32_t read_depth = 16;
   duration polling_time = std::chrono::microseconds(50);
-  // rdma: up to this while traffic keeps coming back within it (at most
-  // polling_time: never longer).
-  duration max_polling_time = std::chrono::nanoseconds::zero();  // off
+  // rdma: polls up to this while traffic keeps coming back within it. At
+  // most polling_time (the default, 0) turns it off: the poll never grows.
+  duration max_polling_time = std::chrono::nanoseconds::zero();
   std::uint64_t eager_threshold = 16 * 1024;
   std::uint64_t arena = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
