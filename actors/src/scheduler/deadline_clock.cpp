@@ -6,7 +6,12 @@ namespace riomesh::actors {
 
 using base = caf::detail::simple_actor_clock;
 
-void deadline_clock::wake_for(time_point t) {
+template <class Insert>
+void deadline_clock::add(time_point t, Insert insert) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (done_)
+    return;
+  insert();
   if (t >= armed_)
     return;
   armed_ = t;
@@ -16,34 +21,22 @@ void deadline_clock::wake_for(time_point t) {
 
 void deadline_clock::set_ordinary_timeout(time_point t, caf::abstract_actor* self,
                                           caf::atom_value type, std::uint64_t id) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  if (done_)
-    return;
-  base::set_ordinary_timeout(t, self, type, id);
-  wake_for(t);
+  add(t, [&] { base::set_ordinary_timeout(t, self, type, id); });
 }
 
 void deadline_clock::set_multi_timeout(time_point t, caf::abstract_actor* self,
                                        caf::atom_value type, std::uint64_t id) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  if (done_)
-    return;
-  base::set_multi_timeout(t, self, type, id);
-  wake_for(t);
+  add(t, [&] { base::set_multi_timeout(t, self, type, id); });
 }
 
 void deadline_clock::set_request_timeout(time_point t, caf::abstract_actor* self,
                                          caf::message_id id) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  if (done_)
-    return;
-  base::set_request_timeout(t, self, id);
-  wake_for(t);
+  add(t, [&] { base::set_request_timeout(t, self, id); });
 }
 
 // A cancellation never wakes the thread: if the cancelled event was the
-// one it sleeps towards, it wakes at that deadline, finds nothing due and
-// sleeps again; that is one wake per timeout period, not one per answer.
+// one it sleeps towards, the thread wakes at that deadline, finds nothing
+// due and sleeps again.
 void deadline_clock::cancel_ordinary_timeout(caf::abstract_actor* self, caf::atom_value type) {
   std::lock_guard<std::mutex> guard{mtx_};
   base::cancel_ordinary_timeout(self, type);
@@ -61,20 +54,13 @@ void deadline_clock::cancel_timeouts(caf::abstract_actor* self) {
 
 void deadline_clock::schedule_message(time_point t, caf::strong_actor_ptr receiver,
                                       caf::mailbox_element_ptr content) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  if (done_)
-    return;
-  base::schedule_message(t, std::move(receiver), std::move(content));
-  wake_for(t);
+  add(t, [&] { base::schedule_message(t, std::move(receiver), std::move(content)); });
 }
 
 void deadline_clock::schedule_message(time_point t, caf::group target, caf::strong_actor_ptr sender,
                                       caf::message content) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  if (done_)
-    return;
-  base::schedule_message(t, std::move(target), std::move(sender), std::move(content));
-  wake_for(t);
+  add(t,
+      [&] { base::schedule_message(t, std::move(target), std::move(sender), std::move(content)); });
 }
 
 void deadline_clock::cancel_all() {

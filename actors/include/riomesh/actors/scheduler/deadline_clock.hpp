@@ -1,16 +1,15 @@
 // The clock behind every timeout and delayed message of a riomesh node: a
 // request's timeout, `delayed_send`, an actor's `after` handler.
 //
-// CAF 0.17's own clock hands every timer event (a request's timeout, and
-// its cancellation when the answer comes) to its thread through a ring
-// buffer, and wakes that thread for each one: two futex wakes and two
-// context switches per request, paid by the thread that sends it. On the
-// host's 8 B window that halved riomesh's rate (docs/benchmarks.md, "The
-// clock"). This clock keeps the schedule under a lock instead and wakes
-// its thread only when an event falls due before the deadline the thread
-// already sleeps towards. A stream of requests with the same timeout adds
-// later deadlines only, and their answers' cancellations need no wake at
-// all: the thread applies them before it ships anything.
+// CAF 0.17's own clock hands every timer event to its thread through a
+// ring buffer and wakes that thread for each one: a futex wake and a
+// context switch per request with a timeout, paid by the thread that sends
+// it. On the host's 8 B window that halved riomesh's rate
+// (docs/benchmarks.md, "The clock"). This clock keeps the schedule under a
+// lock instead and wakes its thread only when an event falls due before
+// the deadline the thread already sleeps towards: a stream of requests
+// with the same timeout adds later deadlines only. Cancellations never
+// wake it.
 //
 // It derives from CAF's thread-safe clock only because CAF's coordinator
 // declares its clock by that type; nothing of that class's queue is used.
@@ -52,8 +51,11 @@ class deadline_clock final : public caf::detail::thread_safe_actor_clock {
   std::size_t pending() const;
 
  private:
-  // Called with the lock held after an event due at `t` joined the schedule.
-  void wake_for(time_point t);
+  // Under the lock, unless stopped: `insert` puts an event due at `t` into
+  // the schedule; the thread is woken if `t` comes before what it sleeps
+  // towards.
+  template <class Insert>
+  void add(time_point t, Insert insert);
   // Empties the schedule; takes the lock.
   void drop_all();
 
