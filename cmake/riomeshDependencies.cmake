@@ -23,7 +23,7 @@ if(NOT TARGET riomesh_dep::caf_core)
 endif()
 
 find_package(yaml-cpp 0.7 REQUIRED CONFIG)   # target: yaml-cpp (no namespace in 0.7)
-find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RIOMESH_IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
 pkg_check_modules(RIOMESH_RDMACM REQUIRED IMPORTED_TARGET librdmacm)

@@ -38,6 +38,8 @@ const names<scheduler_policy> policy_names = {{"sharing", scheduler_policy::shar
 const names<memory_provider> provider_names = {{"anonymous", memory_provider::anonymous},
                                                {"memfd", memory_provider::memfd},
                                                {"dmabuf", memory_provider::dmabuf}};
+const names<encryption> encryption_names = {
+    {"auto", encryption::automatic}, {"on", encryption::on}, {"off", encryption::off}};
 const names<log_level> level_names = {{"trace", log_level::trace}, {"debug", log_level::debug},
                                       {"info", log_level::info},   {"warn", log_level::warn},
                                       {"error", log_level::error}, {"off", log_level::off}};
@@ -381,6 +383,30 @@ field keyring_field() {
           [](const settings& s) { return YAML::Node(s.cluster.keyring_file); }};
 }
 
+// cluster.admins: names the keyring lists (validate.cpp checks that).
+field admins_field() {
+  return {"admins", false,
+          [](const value_ref& v, settings& s) {
+            if (v.node.IsNull())
+              return;
+            if (!v.node.IsSequence())
+              return v.fail("expected a list of node names");
+            for (std::size_t i = 0; i < v.node.size(); ++i) {
+              value_ref item{v.node[i], v.path + "[" + std::to_string(i) + "]",
+                             v.in.at(v.node[i].Mark()), v.in};
+              std::string name;
+              if (read_name(item, name))
+                s.cluster.admins.push_back(name);
+            }
+          },
+          [](const settings& s) {
+            YAML::Node list(YAML::NodeType::Sequence);
+            for (const auto& n : s.cluster.admins)
+              list.push_back(n);
+            return list;
+          }};
+}
+
 // The iomap slot count travels in 8 bits (rsocket-wire.md §1.2.3): 0..128
 // exactly, then multiples of 256 up to 32512. Anything else would announce a
 // different size than we use.
@@ -446,9 +472,13 @@ std::vector<section> make_schema() {
         choice_field("fabric", slot<N, fabric_kind>{&settings::node, &N::fabric}, fabric_names),
         device_field(), key_file_field()}},
       {"cluster",
-       {peers_field(), secret_field(), keys_field(), keyring_field(),
+       {peers_field(), secret_field(), keys_field(), keyring_field(), admins_field(),
         flag_field("insecure",
-                   slot<cluster_settings, bool>{&settings::cluster, &cluster_settings::insecure})}},
+                   slot<cluster_settings, bool>{&settings::cluster, &cluster_settings::insecure}),
+        count_field("max_sessions",
+                    slot<cluster_settings, std::uint32_t>{&settings::cluster,
+                                                          &cluster_settings::max_sessions},
+                    1, 65536)}},
       {"channel",
        {count_field("sq_size", ch(&C::sq_size), 16, 65534),
         count_field("rq_size", ch(&C::rq_size), 16, 65534),
@@ -464,14 +494,16 @@ std::vector<section> make_schema() {
         size_field("max_streamed", ch(&C::max_streamed), 0, 1024 * GiB),
         count_field("max_streams", ch(&C::max_streams), 1, 256),
         duration_field("keepalive", ch(&C::keepalive), 0ns, std::chrono::hours(1)),
-        duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1))}},
+        duration_field("peer_timeout", ch(&C::peer_timeout), 10ms, std::chrono::hours(1)),
+        choice_field("encrypt", ch(&C::encrypt), encryption_names)}},
       {"memory",
        {choice_field("provider", mem(&M::provider), provider_names), dmabuf_device_field(),
         size_field("max_pinned", mem(&M::max_pinned), 0, 1024 * GiB),
         count_field("cache_entries", mem(&M::cache_entries), 1, 1u << 20),
         size_field("cache_bytes", mem(&M::cache_bytes), MiB, 1024 * GiB),
         duration_field("cache_idle", mem(&M::cache_idle), 0ns, std::chrono::hours(24)),
-        count_field("shared_cq_from", mem(&M::shared_cq_from), 0, 1u << 20)}},
+        count_field("shared_cq_from", mem(&M::shared_cq_from), 0, 1u << 20),
+        size_field("arena_budget", mem(&M::arena_budget), 0, 1024 * GiB)}},
       {"runtime",
        {threads_field(),
         choice_field(
@@ -564,6 +596,11 @@ const char* to_string(scheduler_policy value) {
 
 const char* to_string(memory_provider value) {
   static const char* const text[] = {"anonymous", "memfd", "dmabuf"};
+  return text[static_cast<int>(value)];
+}
+
+const char* to_string(encryption value) {
+  static const char* const text[] = {"auto", "on", "off"};
   return text[static_cast<int>(value)];
 }
 

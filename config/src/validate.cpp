@@ -50,6 +50,24 @@ void check_exposure(const settings& s, reader& in) {
               "accept unauthenticated peers");
 }
 
+// An admin is a holder of a key the keyring lists: only a key proves who
+// may control the node.
+void check_admins(const settings& s, reader& in) {
+  if (any_failed(in, {"cluster.admins", "cluster.keys", "cluster.keyring_file"}))
+    return;
+  for (std::size_t i = 0; i < s.cluster.admins.size(); ++i) {
+    const auto& name = s.cluster.admins[i];
+    bool listed = false;
+    for (const auto& [n, k] : s.cluster.keys)
+      listed = listed || n == name;
+    if (!listed)
+      in.fail(in.where("cluster.admins"),
+              "cluster.admins: '" + name +
+                  "' has no key in cluster.keys or cluster.keyring_file: an admin proves "
+                  "itself by its key");
+  }
+}
+
 void check_channel(const channel_settings& c, reader& in) {
   if (c.recv_buffer % 2 != 0 && !in.is_failed("channel.recv_buffer"))
     in.fail(in.where("channel.recv_buffer"),
@@ -75,6 +93,7 @@ void check_channel(const channel_settings& c, reader& in) {
 void validate(const settings& value, reader& in) {
   check_peers(value, in);
   check_exposure(value, in);
+  check_admins(value, in);
   check_channel(value.channel, in);
 }
 

@@ -3,6 +3,7 @@
 #include "admin_actor.hpp"
 
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/memory/iomap_manager.hpp>
@@ -61,6 +62,7 @@ actors::credentials credentials_of(const config::settings& s) {
     std::copy(key.begin(), key.end(), k.begin());
     c.trusted[name] = k;
   }
+  c.admins.insert(s.cluster.admins.begin(), s.cluster.admins.end());
   return c;
 }
 
@@ -83,10 +85,14 @@ actors::directory_params directory_params_of(const config::settings& s) {
   n.listen = s.node.listen;
   n.peers = s.cluster.peers;
   n.insecure = s.cluster.insecure;
+  n.encrypt = s.channel.encrypt;
+  n.sessions.max_sessions = s.cluster.max_sessions;
+  n.sessions.arena_budget = s.memory.arena_budget;
+  n.nodes = std::make_shared<actors::node_table>();
   n.channel = channels::channel_options::from(s);
   auto& c = n.connection;
   c.node_name = s.node.name;
-  c.creds = credentials_of(s);
+  c.tls = std::make_shared<actors::tls_context>(s.node.name, credentials_of(s));
   c.incarnation = incarnation();
   c.arena_size = s.channel.arena;
   c.arena_memory = {s.memory.provider, s.memory.dmabuf_device};
@@ -173,6 +179,7 @@ struct runtime::impl {
     xp.node_name = settings.node.name;
     xp.eager_threshold = settings.channel.eager_threshold;
     xp.listen = {settings.node.listen.host, port};
+    xp.nodes = params.node.nodes;
     x = actors::exchange::make(system, xp);
     // Peers learn who this node is (what its actor handles carry) and where
     // it listens from its session terms.

@@ -89,7 +89,9 @@ class recorder final : public link_events {
 connection_params params(const std::string& name, const std::string& secret, bool dialed) {
   connection_params p;
   p.node_name = name;
-  p.creds.secret = secret;
+  actors::credentials c;
+  c.secret = secret;
+  p.tls = std::make_shared<actors::tls_context>(name, c);
   p.dialed = dialed;
   p.arena_size = 1 << 20;
   p.releases.delay = std::chrono::microseconds(0);
@@ -251,7 +253,12 @@ TEST_CASE("link: a silent peer is lost within peer_timeout + 1 s") {
   terms.arena_size = 1 << 20;
   terms.max_body = 1 << 16;
   terms.max_buffers = 32;
-  session_setup setup(theirs, handshake("node-b", "k", random_nonce()), terms, false);
+  session_setup::options o;
+  o.mine.name = "node-b";
+  o.mine.terms = terms;
+  credentials c;
+  c.secret = "k";
+  session_setup setup(theirs, std::make_shared<tls_context>("node-b", c), std::move(o));
   auto end = std::chrono::steady_clock::now() + 10s;
   while (!setup.established() && !setup.failed() && std::chrono::steady_clock::now() < end) {
     theirs.progress();

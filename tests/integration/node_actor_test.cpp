@@ -39,7 +39,9 @@ struct fixture {
     p.peers = std::move(peers);
     p.channel.fabric = config::fabric_kind::tcp;
     p.connection.node_name = name;
-    p.connection.creds.secret = "0123456789abcdef";
+    actors::credentials c;
+    c.secret = "0123456789abcdef";
+    p.connection.tls = std::make_shared<actors::tls_context>(name, c);
     p.connection.arena_size = 1 << 20;
     p.connection.releases.delay = std::chrono::microseconds(0);
     p.connection.tick = 50ms;
@@ -145,8 +147,10 @@ TEST_CASE_FIXTURE(fixture, "nodes: a peer that is not the configured node is ref
         reason = why;
       },
       caf::after(10s) >> [] { FAIL("no refusal"); });
-  CHECK(reason ==
-        "expected node 'node-x' at 127.0.0.1:" + std::to_string(port) + ", found node 'node-b'");
+  // Told by node-b itself, during setup: the dialer's proof named node-x.
+  CHECK(reason == "peer 127.0.0.1:" + std::to_string(port) +
+                      " (node-x): the peer refused this session: this is node 'node-b', not "
+                      "node 'node-x' as the dialer expected");
   stop(a);
   stop(b);
 }

@@ -23,6 +23,25 @@ session_terms terms(std::uint64_t arena) {
   return t;
 }
 
+std::shared_ptr<const tls_context> tls(const std::string& name, const std::string& secret) {
+  credentials c;
+  c.secret = secret;
+  return std::make_shared<tls_context>(name, c);
+}
+
+// `a` dials, `b` accepts.
+session_setup make(channel& ch, const std::string& name, const std::string& secret,
+                   const session_terms& t, bool dialer, bool allow_unauthenticated = false,
+                   std::string expected = "") {
+  session_setup::options o;
+  o.expected = std::move(expected);
+  o.mine.name = name;
+  o.mine.terms = t;
+  o.dialer = dialer;
+  o.allow_unauthenticated = allow_unauthenticated;
+  return session_setup(ch, tls(name, secret), std::move(o));
+}
+
 // Drives both until each is established or failed, or 10 s pass.
 void setup(test::linked_channels& p, session_setup& a, session_setup& b) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -39,8 +58,8 @@ void setup(test::linked_channels& p, session_setup& a, session_setup& b) {
 
 TEST_CASE("setup: the same secret, then the terms, then envelopes on the same stream") {
   test::linked_channels p;
-  session_setup a(*p.a, handshake("node-a", "k", random_nonce()), terms(1 << 20), false);
-  session_setup b(*p.b, handshake("node-b", "k", random_nonce()), terms(1 << 16), false);
+  session_setup a = make(*p.a, "node-a", "k", terms(1 << 20), true);
+  session_setup b = make(*p.b, "node-b", "k", terms(1 << 16), false);
   setup(p, a, b);
   REQUIRE_MESSAGE(a.established(), a.reason());
   REQUIRE_MESSAGE(b.established(), b.reason());
@@ -87,8 +106,8 @@ TEST_CASE("setup: each side learns the other's identity: node id and where it li
   tb.identity.process_id = 42;
   tb.identity.host_id.fill(0xcd);
   tb.identity.listen_port = 7482;  // no host: the address its connection comes from
-  session_setup a(*p.a, handshake("node-a", "k", random_nonce()), ta, false);
-  session_setup b(*p.b, handshake("node-b", "k", random_nonce()), tb, false);
+  session_setup a = make(*p.a, "node-a", "k", ta, true);
+  session_setup b = make(*p.b, "node-b", "k", tb, false);
   setup(p, a, b);
   REQUIRE_MESSAGE(a.established(), a.reason());
   REQUIRE_MESSAGE(b.established(), b.reason());
@@ -104,8 +123,8 @@ TEST_CASE("setup: each side learns the other's identity: node id and where it li
   CHECK(of_b.listen_port == 7482);
   // Terms without one still work: an identity is optional.
   test::linked_channels q;
-  session_setup c(*q.a, handshake("node-c", "k", random_nonce()), terms(1 << 20), false);
-  session_setup d(*q.b, handshake("node-d", "k", random_nonce()), tb, false);
+  session_setup c = make(*q.a, "node-c", "k", terms(1 << 20), true);
+  session_setup d = make(*q.b, "node-d", "k", tb, false);
   setup(q, c, d);
   REQUIRE_MESSAGE(d.established(), d.reason());
   CHECK_FALSE(d.peer_terms().identity.valid());
@@ -114,8 +133,8 @@ TEST_CASE("setup: each side learns the other's identity: node id and where it li
 
 TEST_CASE("setup: a wrong secret is refused on both sides, before any terms") {
   test::linked_channels p;
-  session_setup a(*p.a, handshake("node-a", "right", random_nonce()), terms(1 << 20), false);
-  session_setup b(*p.b, handshake("node-b", "wrong", random_nonce()), terms(1 << 20), false);
+  session_setup a = make(*p.a, "node-a", "right", terms(1 << 20), true, false, "node-b");
+  session_setup b = make(*p.b, "node-b", "wrong", terms(1 << 20), false);
   setup(p, a, b);
   CHECK(a.failed());
   CHECK(b.failed());
@@ -126,8 +145,8 @@ TEST_CASE("setup: a wrong secret is refused on both sides, before any terms") {
 TEST_CASE("setup: without secrets, only a node that allows it accepts") {
   {
     test::linked_channels p;
-    session_setup a(*p.a, handshake("a", "", random_nonce()), terms(4096), true);
-    session_setup b(*p.b, handshake("b", "", random_nonce()), terms(4096), true);
+    session_setup a = make(*p.a, "a", "", terms(4096), true, true);
+    session_setup b = make(*p.b, "b", "", terms(4096), false, true);
     setup(p, a, b);
     CHECK(a.established());
     CHECK(b.established());
@@ -135,12 +154,34 @@ TEST_CASE("setup: without secrets, only a node that allows it accepts") {
   }
   {
     test::linked_channels p;
-    session_setup a(*p.a, handshake("a", "", random_nonce()), terms(4096), true);
-    session_setup b(*p.b, handshake("b", "", random_nonce()), terms(4096), false);
+    session_setup a = make(*p.a, "a", "", terms(4096), true, true);
+    session_setup b = make(*p.b, "b", "", terms(4096), false);
     setup(p, a, b);
     CHECK(b.failed());
     CHECK(b.reason().find("neither side proves itself") != std::string::npos);
-    CHECK(a.failed());  // the other side learns it from the closed connection
-    CHECK(a.reason().find("ended the connection during setup") != std::string::npos);
+    CHECK(a.failed());  // and the dialer is told why, under TLS
+    CHECK(a.reason().find("refused this session: neither side proves itself") != std::string::npos);
   }
+  {
+    test::linked_channels p;
+    session_setup a = make(*p.a, "a", "", terms(4096), true);
+    session_setup b = make(*p.b, "b", "", terms(4096), false, true);
+    setup(p, a, b);
+    CHECK(a.failed());
+    CHECK(b.failed());
+    CHECK(b.reason().find("node 'a' refused this session: neither side proves itself") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("setup: a node that reaches itself refuses its own name, on both ends") {
+  test::linked_channels p;
+  session_setup a = make(*p.a, "node-a", "0123456789abcdef", terms(4096), true);
+  session_setup b = make(*p.b, "node-a", "0123456789abcdef", terms(4096), false);
+  setup(p, a, b);
+  CHECK(a.failed());
+  CHECK(b.failed());
+  CHECK(b.reason().find("the peer claims this node's own name ('node-a')") != std::string::npos);
+  CHECK(a.reason().find("refused this session: the peer claims this node's own name") !=
+        std::string::npos);
 }

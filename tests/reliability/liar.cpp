@@ -41,8 +41,12 @@ liar::liar(const std::string& name, const config::endpoint& to, const config::se
   terms.arena_size = 1 << 20;
   terms.max_body = 1 << 20;
   terms.max_buffers = 256;
+  actors::session_setup::options o;
+  o.mine.name = name;
+  o.mine.terms = terms;
+  o.dialer = true;
   actors::session_setup setup(
-      *ch_, actors::handshake(name, credentials_of(like), actors::random_nonce()), terms, false);
+      *ch_, std::make_shared<actors::tls_context>(name, credentials_of(like)), std::move(o));
   auto deadline = clock_type::now() + 10s;
   while (!setup.established()) {
     if (setup.failed())

@@ -113,6 +113,22 @@ TEST_CASE("export table: published names, ids peers learn, and who to tell on ex
 }
 
 #include <riomesh/actors/connection/session_registry.hpp>
+#include <riomesh/actors/exchange/node_table.hpp>
+
+namespace {
+
+riomesh::actors::session_registry::claim claim_of(std::string peer, std::uint64_t incarnation,
+                                                  bool proven, bool dialed = false) {
+  riomesh::actors::session_registry::claim c;
+  c.peer = std::move(peer);
+  c.incarnation = incarnation;
+  c.name_proven = proven;
+  c.dialed = dialed;
+  c.arena = 1 << 20;
+  return c;
+}
+
+}  // namespace
 
 TEST_CASE(
     "session registry: a second session for a live name is refused, a proven restart "
@@ -120,25 +136,97 @@ TEST_CASE(
   using riomesh::actors::session_registry;
   session_registry r;
   auto first = r.open(), second = r.open(), third = r.open();
-  CHECK(r.ask(first, {"node-a", 7, false}).v == session_registry::verdict::granted);
+  CHECK(r.ask(first, claim_of("node-a", 7, false)).v == session_registry::verdict::granted);
   CHECK(r.live("node-a") == 1);
   // The same run again (a member claiming the name, or a late duplicate).
-  auto a = r.ask(second, {"node-a", 7, true});
+  auto a = r.ask(second, claim_of("node-a", 7, true));
   CHECK(a.v == session_registry::verdict::refused);
   CHECK(a.why == "a session with node 'node-a' is live; a second one is refused");
   // Another run, not proven: perhaps a restart, perhaps an impostor.
-  a = r.ask(second, {"node-a", 8, false});
+  a = r.ask(second, claim_of("node-a", 8, false));
   CHECK(a.v == session_registry::verdict::refused);
   CHECK(a.why.find("the node may have restarted") != std::string::npos);
   // Another run proven by its key: it restarted.
-  CHECK(r.ask(third, {"node-a", 8, true}).v == session_registry::verdict::replaces);
+  CHECK(r.ask(third, claim_of("node-a", 8, true)).v == session_registry::verdict::replaces);
   CHECK(r.live("node-a") == 2);
   r.ended(first);
   CHECK(r.live("node-a") == 1);
-  // A dialed session counts once set up; gone, the name is free again.
+  // A dialed session is live once its peer is judged; gone, the name is free again.
   auto dialed = r.open();
-  r.established(dialed, "node-b", 1);
-  CHECK(r.ask(r.open(), {"node-b", 1, false}).v == session_registry::verdict::refused);
+  CHECK(r.ask(dialed, claim_of("node-b", 1, false, true)).v == session_registry::verdict::granted);
+  CHECK(r.ask(r.open(), claim_of("node-b", 1, false)).v == session_registry::verdict::refused);
   r.ended(dialed);
-  CHECK(r.ask(r.open(), {"node-b", 1, false}).v == session_registry::verdict::granted);
+  CHECK(r.ask(r.open(), claim_of("node-b", 1, false)).v == session_registry::verdict::granted);
+}
+
+TEST_CASE("session registry: sessions and their arenas within the node's budget, by name") {
+  using riomesh::actors::session_registry;
+  session_registry r({2, 3u << 20});
+  auto t1 = r.open(), t2 = r.open(), t3 = r.open();
+  CHECK(r.ask(t1, claim_of("n1", 1, false)).v == session_registry::verdict::granted);
+  CHECK(r.ask(t2, claim_of("n2", 1, false)).v == session_registry::verdict::granted);
+  auto full = r.ask(t3, claim_of("n3", 1, false));
+  CHECK(full.v == session_registry::verdict::refused);
+  CHECK(full.why == "this node has 2 sessions, its most (cluster.max_sessions)");
+  r.ended(t1);
+  auto big = claim_of("n3", 1, false);
+  big.arena = 3u << 20;
+  auto over = r.ask(t3, big);
+  CHECK(over.v == session_registry::verdict::refused);
+  CHECK(over.why.find("would pass memory.arena_budget (3145728 bytes)") != std::string::npos);
+  CHECK(r.ask(t3, claim_of("n3", 1, false)).v == session_registry::verdict::granted);
+  CHECK(r.arena_bytes() == 2u << 20);
+  r.ended(t2);
+  r.ended(t3);
+  CHECK(r.sessions() == 0);
+  CHECK(r.arena_bytes() == 0);
+}
+
+TEST_CASE("session registry: a node id another node holds is refused, an old run's too") {
+  using namespace riomesh::actors;
+  auto nodes = std::make_shared<node_table>();
+  session_registry r({}, nodes);
+  node_identity honest;
+  honest.process_id = 42;
+  honest.host_id[0] = 7;
+  CHECK(nodes->learn("sub-node", honest, {"127.0.0.1", 4000}));
+  auto c = claim_of("impostor", 1, false);
+  c.identity = honest;
+  auto a = r.ask(r.open(), c);
+  CHECK(a.v == session_registry::verdict::refused);
+  CHECK(a.why ==
+        "node 'impostor' names the CAF node id of node 'sub-node' as its own: handles of that "
+        "node's actors would reach it");
+  CHECK_FALSE(nodes->learn("impostor", honest, {}));
+  CHECK(nodes->by_id(node_table::key_of(honest))->name == "sub-node");
+  // The honest node restarts (a new process id): its old id stays its own.
+  auto restarted = honest;
+  restarted.process_id = 43;
+  CHECK(nodes->learn("sub-node", restarted, {"127.0.0.1", 4000}));
+  CHECK(r.ask(r.open(), c).v == session_registry::verdict::refused);
+  CHECK_FALSE(nodes->by_id(node_table::key_of(honest)));
+}
+
+TEST_CASE("node table: bounded, and what is pinned or live stays") {
+  using namespace riomesh::actors;
+  node_table t(3);
+  auto id = [](std::uint8_t n) {
+    node_identity i;
+    i.process_id = n;
+    i.host_id[0] = n;
+    return i;
+  };
+  t.pin("configured");
+  CHECK(t.learn("configured", id(1), {}));
+  CHECK(t.learn("live", id(2), {}));
+  t.live("live", true);
+  CHECK(t.learn("learned-1", id(3), {}));
+  CHECK(t.learn("learned-2", id(4), {}));  // makes room: learned-1 goes
+  CHECK(t.size() == 3);
+  CHECK_FALSE(t.by_name("learned-1"));
+  CHECK(t.by_name("configured"));
+  CHECK(t.by_name("live"));
+  t.live("live", false);
+  CHECK(t.learn("learned-3", id(5), {}));  // now "live" is the oldest that may go
+  CHECK_FALSE(t.by_name("live"));
 }

@@ -1,4 +1,7 @@
+// The TLS 1.3 handshake without a network: two sides hand each other their
+// bytes in random pieces, then judge each other by the trust rules.
 #include <riomesh/actors/handshake/handshake.hpp>
+#include <riomesh/actors/handshake/trust_rules.hpp>
 
 #include <doctest/doctest.h>
 
@@ -6,197 +9,284 @@
 
 using namespace riomesh::actors;
 using state = handshake::state;
+using proof = handshake::proof;
 
 namespace {
 
-nonce fixed(unsigned char seed) {
-  nonce n{};
-  for (std::size_t i = 0; i < n.size(); ++i)
-    n[i] = static_cast<unsigned char>(seed + i * 7);
-  return n;
+std::shared_ptr<const tls_context> node(const std::string& name, credentials c = {}) {
+  return std::make_shared<tls_context>(name, std::move(c));
 }
 
-// Runs two sides against each other, handing bytes over in random pieces.
+credentials secret(std::string s) {
+  credentials c;
+  c.secret = std::move(s);
+  return c;
+}
+
+// Runs both sides until neither moves, handing bytes over in random
+// pieces; each side's messages are handed on as they are sealed.
 void converse(handshake& a, handshake& b, std::uint64_t seed = 1) {
   std::mt19937_64 rng(seed);
   std::vector<unsigned char> to_a, to_b;
-  for (int round = 0; round < 1000 && !(a.done() && b.done()); ++round) {
+  for (int round = 0; round < 2000; ++round) {
     auto out = a.take_output();
     to_b.insert(to_b.end(), out.begin(), out.end());
     out = b.take_output();
     to_a.insert(to_a.end(), out.begin(), out.end());
+    if (to_a.empty() && to_b.empty())
+      return;
     for (auto [side, queue] : {std::pair{&a, &to_a}, std::pair{&b, &to_b}}) {
-      if (queue->empty() || side->done())
+      if (queue->empty())
         continue;
       std::size_t n = 1 + rng() % queue->size();
       std::size_t used = side->feed(queue->data(), n);
       queue->erase(queue->begin(), queue->begin() + static_cast<std::ptrdiff_t>(used));
+      while (side->receive()) {
+      }
+      if (side->current() == state::failed)
+        queue->clear();
     }
   }
 }
 
-}  // namespace
-
-TEST_CASE("handshake: the same secret authenticates both sides, whatever the pieces") {
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    handshake a("broker", "s3cret", fixed(1)), b("subscriber-1", "s3cret", fixed(2));
-    converse(a, b, seed);
-    CHECK(a.current() == state::authenticated);
-    CHECK(b.current() == state::authenticated);
-    CHECK(a.peer_name() == "subscriber-1");
-    CHECK(b.peer_name() == "broker");
-  }
-}
-
-TEST_CASE("handshake: a wrong secret is refused by both sides, with the reason") {
-  handshake a("a", "right", fixed(1)), b("b", "wrong", fixed(2));
-  converse(a, b);
-  CHECK(a.current() == state::refused);
-  CHECK(b.current() == state::refused);
-  CHECK(a.reason() == "wrong cluster secret (the peer's proof does not match)");
-  CHECK(b.reason() == a.reason());
-}
-
-TEST_CASE("handshake: a secret on one side only is refused by both") {
-  handshake a("a", "s", fixed(1)), b("b", "", fixed(2));
-  converse(a, b);
-  CHECK(a.reason() == "the peer has no cluster secret and this node requires one");
-  CHECK(b.reason() == "the peer requires a cluster secret and this node has none");
-}
-
-TEST_CASE("handshake: no secret on either side is unauthenticated, for the acceptor to judge") {
-  handshake a("a", "", fixed(1)), b("b", "", fixed(2));
-  converse(a, b);
-  CHECK(a.current() == state::unauthenticated);
-  CHECK(b.current() == state::unauthenticated);
-}
-
-TEST_CASE("handshake: our own messages reflected back are refused") {
-  handshake a("a", "s", fixed(1));
-  auto hello = a.take_output();
-  a.feed(hello.data(), hello.size());
-  CHECK(a.current() == state::refused);
-  CHECK(a.reason().find("echoed our nonce") != std::string::npos);
-}
-
-TEST_CASE("handshake: a proof recorded from another connection does not replay") {
-  // An eavesdropper recorded b's HELLO and PROOF for a's nonce 1...
-  handshake a1("a", "s", fixed(1)), b("b", "s", fixed(2));
-  auto hello_a1 = a1.take_output();
-  auto from_b = b.take_output();
-  b.feed(hello_a1.data(), hello_a1.size());
-  auto proof_b = b.take_output();
-  from_b.insert(from_b.end(), proof_b.begin(), proof_b.end());
-  // ...and plays them to a on a new connection, where a's nonce is fresh.
-  handshake a2("a", "s", fixed(9));
-  a2.feed(from_b.data(), from_b.size());
-  CHECK(a2.current() == state::refused);
-  CHECK(a2.reason() == "wrong cluster secret (the peer's proof does not match)");
-}
-
-TEST_CASE("handshake: a stranger is refused, bytes after the end are left alone") {
-  handshake a("a", "s", fixed(1));
-  std::vector<unsigned char> junk(64, 'x');
-  a.feed(junk.data(), junk.size());
-  CHECK(a.reason() == "not a riomesh node (no handshake greeting)");
-
-  handshake c("c", "", fixed(3)), d("d", "", fixed(4));
-  auto hello = d.take_output();
-  hello.push_back(0xee);  // the first byte of what follows the handshake
-  CHECK(c.feed(hello.data(), hello.size()) == hello.size() - 1);
-  CHECK(c.current() == state::unauthenticated);
-}
-
-TEST_CASE("handshake: random nonces differ") {
-  CHECK(random_nonce() != random_nonce());
-}
-
-namespace {
-
 // Two nodes with keys, each listing the other's public key.
 struct keyed {
   node_key a = node_key::generate(), b = node_key::generate();
-  credentials of_a(std::string secret = "") const {
-    return {std::move(secret), a, {{"b", b.public_part()}}};
+  credentials of_a(std::string s = "") const {
+    credentials c;
+    c.secret = std::move(s);
+    c.key = a;
+    c.trusted = {{"b", b.public_part()}};
+    return c;
   }
-  credentials of_b(std::string secret = "") const {
-    return {std::move(secret), b, {{"a", a.public_part()}}};
+  credentials of_b(std::string s = "") const {
+    credentials c;
+    c.secret = std::move(s);
+    c.key = b;
+    c.trusted = {{"a", a.public_part()}};
+    return c;
   }
 };
 
 }  // namespace
 
+TEST_CASE("handshake: the same secret secures both sides, bound to both names, in any pieces") {
+  auto ta = node("broker", secret("s3cret-s3cret-s3")),
+       tb = node("sub-1", secret("s3cret-s3cret-s3"));
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    handshake a(ta, true, "sub-1"), b(tb, false);
+    converse(a, b, seed);
+    REQUIRE(a.current() == state::secured);
+    REQUIRE(b.current() == state::secured);
+    CHECK(a.peer_proof() == proof::secret);
+    CHECK(b.peer_proof() == proof::secret);
+    CHECK(a.proven_name() == "sub-1");   // the node it dialed, bound into the PSK
+    CHECK(b.proven_name() == "broker");  // the dialer's name in its PSK
+  }
+}
+
+TEST_CASE("handshake: messages under TLS arrive whole, and what follows stays unread") {
+  auto ta = node("a", secret("0123456789abcdef")), tb = node("b", secret("0123456789abcdef"));
+  handshake a(ta, true, "b"), b(tb, false);
+  converse(a, b);
+  REQUIRE(b.current() == state::secured);
+  std::vector<unsigned char> m(3000);
+  for (std::size_t i = 0; i < m.size(); ++i)
+    m[i] = static_cast<unsigned char>(i * 13);
+  a.send(m);
+  a.send({1, 2, 3});
+  auto bytes = a.take_output();
+  bytes.push_back(0xee);  // the first byte of the stream in the clear
+  std::size_t used = 0;
+  std::vector<std::vector<unsigned char>> got;
+  while (used < bytes.size() && got.size() < 2) {
+    std::size_t n = b.feed(bytes.data() + used, bytes.size() - used);
+    if (n == 0 && !b.receive())
+      break;
+    used += n;
+    while (auto r = b.receive())
+      got.push_back(*r);
+  }
+  REQUIRE(got.size() == 2);
+  CHECK(got[0] == m);
+  CHECK(got[1] == std::vector<unsigned char>{1, 2, 3});
+  CHECK(used == bytes.size() - 1);  // it stopped at the last record
+}
+
+TEST_CASE("handshake: a wrong secret fails both sides, saying so") {
+  handshake a(node("a", secret("right-right-right")), true, "b"),
+      b(node("b", secret("wrong-wrong-wrong")), false);
+  converse(a, b);
+  CHECK(a.current() == state::failed);
+  CHECK(b.current() == state::failed);
+  CHECK(b.reason().find("wrong cluster secret") != std::string::npos);
+  CHECK(a.reason().find("wrong cluster secret") != std::string::npos);
+}
+
 TEST_CASE("handshake: node keys prove each side's name, whatever the pieces") {
   keyed k;
+  auto ta = node("a", k.of_a()), tb = node("b", k.of_b());
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    handshake a("a", k.of_a(), fixed(1)), b("b", k.of_b(), fixed(2));
+    handshake a(ta, true, "b"), b(tb, false);
     converse(a, b, seed);
-    CHECK(a.current() == state::authenticated);
-    CHECK(b.current() == state::authenticated);
-    CHECK(a.name_proven());
-    CHECK(b.name_proven());
+    REQUIRE(a.current() == state::secured);
+    REQUIRE(b.current() == state::secured);
+    CHECK(a.peer_proof() == proof::key);
+    CHECK(b.peer_proof() == proof::key);
+    CHECK(a.proven_name() == "b");
+    CHECK(b.proven_name() == "a");
   }
-  // With the secret too, both proofs are checked.
-  handshake a("a", k.of_a("shared"), fixed(1)), b("b", k.of_b("other"), fixed(2));
+  // With the secret too, a listed peer still proves itself by its key.
+  handshake a(node("a", k.of_a("shared-shared-sh")), true, "b"),
+      b(node("b", k.of_b("shared-shared-sh")), false);
   converse(a, b);
-  CHECK(a.reason() == "wrong cluster secret (the peer's proof does not match)");
+  CHECK(a.peer_proof() == proof::key);
+  CHECK(b.peer_proof() == proof::key);
 }
 
-TEST_CASE("handshake: a member claiming another node's name without its key is refused") {
+TEST_CASE("handshake: a key nobody lists proves nothing, and no credentials prove nothing") {
   keyed k;
-  // "b" is an impostor: it knows the secret but signs with a key of its own.
-  auto impostor = k.of_b("shared");
+  auto impostor = k.of_b();
   impostor.key = node_key::generate();
-  handshake a("a", k.of_a("shared"), fixed(1)), b("b", impostor, fixed(2));
+  handshake a(node("a", k.of_a()), false), b(node("b", impostor), true, "a");
   converse(a, b);
-  CHECK(a.current() == state::refused);
-  CHECK(a.reason() ==
-        "node 'b': its signature does not match its key in this node's keyring (an impostor, "
-        "or a wrong key)");
-  // A name the keyring does not list.
-  handshake c("a", k.of_a(), fixed(1)), d("d", credentials{"", node_key::generate(), {}}, fixed(3));
+  REQUIRE(a.current() == state::secured);
+  CHECK(a.peer_proof() == proof::none);
+  CHECK(b.peer_proof() == proof::key);  // a's key is listed in b's keyring
+  handshake c(node("c"), true), d(node("d"), false);
   converse(c, d);
-  CHECK(c.reason() ==
+  CHECK(c.peer_proof() == proof::none);
+  CHECK(d.peer_proof() == proof::none);
+}
+
+TEST_CASE("handshake: a PSK meant for another node is declined, and the acceptor says why") {
+  // A relay: a dialer's proof for node "c" handed to node "b".
+  handshake a(node("a", secret("0123456789abcdef")), true, "c"),
+      b(node("b", secret("0123456789abcdef")), false);
+  converse(a, b);
+  REQUIRE(b.current() == state::secured);
+  CHECK(b.peer_proof() == proof::none);
+  CHECK(b.psk_declined() == "the dialer meant node 'c'");
+}
+
+TEST_CASE("handshake: after a PSK handshake the acceptor asks for the dialer's key") {
+  keyed k;
+  auto dialer = k.of_a("0123456789abcdef");
+  dialer.trusted.clear();  // a lists nobody: the secret proves b to it
+  handshake a(node("a", dialer), true, "b"), b(node("b", k.of_b("0123456789abcdef")), false);
+  converse(a, b);
+  REQUIRE(b.current() == state::secured);
+  CHECK(b.peer_proof() == proof::secret);
+  b.request_certificate();
+  CHECK(b.certificate_pending());
+  converse(a, b);
+  CHECK_FALSE(b.certificate_pending());
+  CHECK(b.peer_proof() == proof::key);
+  CHECK(b.proven_name() == "a");
+  CHECK(a.peer_proof() == proof::secret);
+  // An impostor with the secret and a key of its own proves the secret only.
+  auto impostor = dialer;
+  impostor.key = node_key::generate();
+  handshake c(node("a", impostor), true, "b"), d(node("b", k.of_b("0123456789abcdef")), false);
+  converse(c, d);
+  d.request_certificate();
+  converse(c, d);
+  CHECK_FALSE(d.certificate_pending());
+  CHECK(d.peer_proof() == proof::secret);
+}
+
+TEST_CASE("handshake: bytes that are no TLS record end it at once") {
+  handshake a(node("a"), false);
+  std::vector<unsigned char> junk = {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P'};
+  a.feed(junk.data(), junk.size());
+  CHECK(a.current() == state::failed);
+  CHECK(a.reason() == "not a riomesh node: what it sent first is no TLS record");
+  // A record longer than TLS allows, after a good start.
+  handshake b(node("b"), false), c(node("c"), true);
+  auto hello = c.take_output();
+  b.feed(hello.data(), hello.size());
+  std::vector<unsigned char> huge = {22, 3, 3, 0xff, 0xff};
+  b.feed(huge.data(), huge.size());
+  CHECK(b.current() == state::failed);
+  CHECK(b.reason().find("malformed TLS record") != std::string::npos);
+}
+
+TEST_CASE("handshake: PSKs are bound to the ordered pair of names") {
+  auto k1 = psk_of("secret-secret-se", psk_identity("a", "b"));
+  CHECK(k1 == psk_of("secret-secret-se", psk_identity("a", "b")));
+  CHECK(k1 != psk_of("secret-secret-se", psk_identity("b", "a")));
+  CHECK(k1 != psk_of("secret-secret-sf", psk_identity("a", "b")));
+  CHECK(psk_identity("a", "") == "riomesh/3 a *");
+}
+
+// ---- trust rules --------------------------------------------------------------------
+
+namespace {
+
+peer_claim claim(proof p, std::string proven, std::string claimed, const credentials& c,
+                 bool dialed = false, std::string expected = "") {
+  peer_claim x;
+  x.we_dialed = dialed;
+  x.our_name = "me";
+  x.expected = std::move(expected);
+  x.proof = p;
+  x.proven = std::move(proven);
+  x.claimed = std::move(claimed);
+  x.creds = &c;
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("trust: nobody may take this node's own name, or another's proven one") {
+  keyed k;
+  auto c = k.of_a("0123456789abcdef");
+  CHECK(judge(claim(proof::secret, "me", "me", c)).why ==
+        "the peer claims this node's own name ('me')");
+  CHECK(judge(claim(proof::key, "b", "me", c)).why.find("own name") != std::string::npos);
+  // A key proves the name the keyring lists for it, no other.
+  CHECK(judge(claim(proof::key, "b", "x", c)).why.find("its key is node 'b''s") !=
+        std::string::npos);
+  auto v = judge(claim(proof::key, "b", "b", c));
+  CHECK(v.ok);
+  CHECK(v.authenticated);
+  CHECK_FALSE(v.admin);
+  c.admins = {"b"};
+  CHECK(judge(claim(proof::key, "b", "b", c)).admin);
+}
+
+TEST_CASE("trust: the secret proves members, not the names the keyring lists") {
+  keyed k;
+  auto c = k.of_a("0123456789abcdef");
+  auto listed = judge(claim(proof::secret, "b", "b", c));
+  CHECK_FALSE(listed.ok);
+  CHECK(listed.why.find("proves its name with its key") != std::string::npos);
+  CHECK(judge(claim(proof::secret, "cli", "cli", c)).ok);
+  // The name bound into its PSK is the one it must claim.
+  CHECK(judge(claim(proof::secret, "cli", "other", c)).why.find("bound to the name 'cli'") !=
+        std::string::npos);
+  // A dialer finding another node than the one it dialed says so.
+  CHECK(judge(claim(proof::secret, "x", "y", c, true, "x")).why ==
+        "expected node 'x', found node 'y'");
+}
+
+TEST_CASE("trust: no proof is refused where anything is required, and named") {
+  keyed k;
+  auto keys_only = k.of_a();
+  CHECK(
+      judge(claim(proof::none, "", "b", keys_only)).why.find("did not prove itself with the key") !=
+      std::string::npos);
+  CHECK(judge(claim(proof::none, "", "d", keys_only)).why ==
         "no key for node 'd' in this node's keyring, and no cluster secret to accept it by");
-  // With a secret, an unlisted name gets in by it, its name not proven.
-  handshake e("a", k.of_a("shared"), fixed(1)), f("cli", "shared", fixed(3));
-  converse(e, f);
-  CHECK(e.current() == state::authenticated);
-  CHECK_FALSE(e.name_proven());
-}
-
-TEST_CASE("handshake: a name in the keyring without a signature is refused") {
-  keyed k;
-  handshake a("a", k.of_a("shared"), fixed(1)), b("b", "shared", fixed(2));
-  converse(a, b);
-  CHECK(a.reason() ==
-        "node 'b' is in this node's keyring but does not sign its handshake (node.key_file)");
-}
-
-TEST_CASE("handshake: a signature nobody asked for is read and not judged") {
-  keyed k;
-  // b signs, a keeps no keyring: the secret authenticates, the name is not proven.
-  handshake a("a", "shared", fixed(1)), b("b", credentials{"shared", k.b, {}}, fixed(2));
-  converse(a, b);
-  CHECK(a.current() == state::authenticated);
-  CHECK(b.current() == state::authenticated);
-  CHECK_FALSE(a.name_proven());
-  // Neither a secret nor a keyring: unauthenticated, for the acceptor to judge.
-  handshake c("c", credentials{"", k.a, {}}, fixed(1)), d("d", "", fixed(2));
-  converse(c, d);
-  CHECK(c.current() == state::unauthenticated);
-  CHECK(d.current() == state::unauthenticated);
-}
-
-TEST_CASE("handshake: peer names are checked, and never echoed raw") {
-  handshake a("a", "", fixed(1));
-  std::vector<unsigned char> hello = {'R', 'M', 'H', 'S', 2, 0, 9, 0};
-  for (int i = 0; i < 32; ++i)
-    hello.push_back(static_cast<unsigned char>(i + 100));
-  for (char c : std::string("ev\nil\x1b[2J"))
-    hello.push_back(static_cast<unsigned char>(c));
-  a.feed(hello.data(), hello.size());
-  CHECK(a.reason() ==
-        "node name 'ev\\x0ail\\x1b[2J' is not valid: 1 to 64 letters, digits, '-', '_' or '.', "
-        "starting with a letter or digit");
+  auto with_secret = secret("0123456789abcdef");
+  auto c = claim(proof::none, "", "d", with_secret);
+  c.psk_declined = "the dialer meant node 'c'";
+  CHECK(judge(c).why == "the peer did not prove the cluster secret: the dialer meant node 'c'");
+  credentials nothing;
+  auto open = claim(proof::none, "", "d", nothing);
+  CHECK(judge(open).why.find("only accepts that on loopback") != std::string::npos);
+  open.allow_unauthenticated = true;
+  auto v = judge(open);
+  CHECK(v.ok);
+  CHECK_FALSE(v.authenticated);
 }

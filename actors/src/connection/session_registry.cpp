@@ -1,6 +1,11 @@
 #include <riomesh/actors/connection/session_registry.hpp>
 
+#include <riomesh/actors/exchange/node_table.hpp>
+
 namespace riomesh::actors {
+
+session_registry::session_registry(limits l, std::shared_ptr<node_table> nodes)
+    : limits_(l), nodes_(std::move(nodes)) {}
 
 std::uint64_t session_registry::open() {
   std::lock_guard<std::mutex> guard(lock_);
@@ -8,38 +13,58 @@ std::uint64_t session_registry::open() {
 }
 
 session_registry::answer session_registry::ask(std::uint64_t ticket, const claim& c) {
+  answer a;
+  auto refuse = [&a](std::string why) {
+    a.v = verdict::refused;
+    a.why = std::move(why);
+    return a;
+  };
+  if (nodes_ && c.identity.valid())
+    if (auto holder = nodes_->holder_of(node_table::key_of(c.identity));
+        holder && *holder != c.peer)
+      return refuse("node '" + c.peer + "' names the CAF node id of node '" + *holder +
+                    "' as its own: handles of that node's actors would reach it");
   std::lock_guard<std::mutex> guard(lock_);
   const session* other = nullptr;
-  for (const auto& [t, s] : live_)
-    if (s.peer == c.peer && t != ticket)
+  const session* mine = nullptr;
+  for (const auto& [t, s] : live_) {
+    if (t == ticket)
+      mine = &s;
+    else if (s.peer == c.peer)
       other = &s;
-  answer a;
-  if (other) {
+  }
+  if (other && !c.dialed) {
     if (c.name_proven && c.incarnation != other->incarnation) {
       a.v = verdict::replaces;
     } else {
-      a.v = verdict::refused;
-      a.why = "a session with node '" + c.peer + "' is live; a second one is refused" +
-              (c.incarnation != other->incarnation
-                   ? " (the node may have restarted: it gets in once the old session is found "
-                     "gone, or at once if it proves its name with a node key)"
-                   : "");
-      return a;
+      return refuse("a session with node '" + c.peer + "' is live; a second one is refused" +
+                    (c.incarnation != other->incarnation
+                         ? " (the node may have restarted: it gets in once the old session is "
+                           "found gone, or at once if it proves its name with a node key)"
+                         : ""));
     }
   }
-  live_[ticket] = {c.peer, c.incarnation};
+  // What this ticket already holds is its own to reuse.
+  std::uint64_t held = mine ? mine->arena : 0;
+  if (!mine && live_.size() >= limits_.max_sessions)
+    return refuse("this node has " + std::to_string(live_.size()) +
+                  " sessions, its most (cluster.max_sessions)");
+  if (limits_.arena_budget && arena_bytes_ - held + c.arena > limits_.arena_budget)
+    return refuse("the receive arenas of its " + std::to_string(live_.size()) + " sessions take " +
+                  std::to_string(arena_bytes_) + " bytes; one more of " + std::to_string(c.arena) +
+                  " would pass memory.arena_budget (" + std::to_string(limits_.arena_budget) +
+                  " bytes)");
+  arena_bytes_ = arena_bytes_ - held + c.arena;
+  live_[ticket] = {c.peer, c.incarnation, c.arena};
   return a;
-}
-
-void session_registry::established(std::uint64_t ticket, const std::string& peer,
-                                   std::uint64_t incarnation) {
-  std::lock_guard<std::mutex> guard(lock_);
-  live_[ticket] = {peer, incarnation};
 }
 
 void session_registry::ended(std::uint64_t ticket) {
   std::lock_guard<std::mutex> guard(lock_);
-  live_.erase(ticket);
+  if (auto it = live_.find(ticket); it != live_.end()) {
+    arena_bytes_ -= it->second.arena;
+    live_.erase(it);
+  }
 }
 
 std::size_t session_registry::live(const std::string& peer) const {
@@ -48,6 +73,16 @@ std::size_t session_registry::live(const std::string& peer) const {
   for (const auto& [t, s] : live_)
     n += s.peer == peer;
   return n;
+}
+
+std::size_t session_registry::sessions() const {
+  std::lock_guard<std::mutex> guard(lock_);
+  return live_.size();
+}
+
+std::uint64_t session_registry::arena_bytes() const {
+  std::lock_guard<std::mutex> guard(lock_);
+  return arena_bytes_;
 }
 
 }  // namespace riomesh::actors

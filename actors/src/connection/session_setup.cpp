@@ -1,35 +1,25 @@
 #include <riomesh/actors/connection/session_setup.hpp>
 
-#include <riomesh/channels/wire/byte_order.hpp>
+#include <riomesh/actors/handshake/trust_rules.hpp>
 
-#include <algorithm>
+#include <openssl/ssl.h>
 
 namespace riomesh::actors {
-namespace {
 
-constexpr std::uint32_t terms_magic = 0x4d544d52;  // "RMTM"
-constexpr std::size_t terms_size = 32;
-constexpr std::uint16_t refused_flag = 1, identity_flag = 2;
-// The identity after its u16 length: pid, host id, port, host length, host.
-constexpr std::size_t identity_fixed = 4 + 20 + 2 + 1;
-constexpr std::size_t identity_max = identity_fixed + 255;
+session_setup::session_setup(channels::channel& ch, std::shared_ptr<const tls_context> tls,
+                             options o)
+    : ch_(ch), opt_(std::move(o)), tls_(std::move(tls)), hs_(tls_, opt_.dialer, opt_.expected) {}
 
-}  // namespace
-
-session_setup::session_setup(channels::channel& ch, handshake hs, const session_terms& mine,
-                             bool allow_unauthenticated, claim_fn claim)
-    : ch_(ch),
-      hs_(std::move(hs)),
-      mine_(mine),
-      allow_unauthenticated_(allow_unauthenticated),
-      claim_(std::move(claim)) {}
+session_setup::~session_setup() = default;
 
 void session_setup::fail(const std::string& why) {
   if (!reason_.empty())
     return;
-  reason_ = "peer " + ch_.peer() + (hs_.peer_name().empty() ? "" : " (" + hs_.peer_name() + ")") +
-            ": " + why;
-  flush();  // our proof or refusal, if waiting: the peer then sees it itself
+  auto name = !peer_.name.empty() ? peer_.name : hs_.named();
+  reason_ = "peer " + ch_.peer() + (name.empty() ? "" : " (" + name + ")") + ": " + why;
+  auto alert = hs_.take_output();  // a TLS alert, if the handshake failed
+  out_.insert(out_.end(), alert.begin(), alert.end());
+  flush();  // that, or our refusal: the peer then sees it itself
   ch_.shutdown(channels::shutdown_how::both);
 }
 
@@ -48,81 +38,120 @@ bool session_setup::flush() {
   return true;
 }
 
-std::size_t session_setup::terms_length() const {
-  if (terms_in_.size() < terms_size)
-    return terms_size;
-  auto flags = wire::load_le<std::uint16_t>(terms_in_.data() + 6);
-  if (!(flags & identity_flag))
-    return terms_size;
-  if (terms_in_.size() < terms_size + 2)
-    return terms_size + 2;
-  return terms_size + 2 + wire::load_le<std::uint16_t>(terms_in_.data() + terms_size);
+void session_setup::send(const std::vector<unsigned char>& message) {
+  hs_.send(message);
+  auto bytes = hs_.take_output();
+  out_.insert(out_.end(), bytes.begin(), bytes.end());
 }
 
-void session_setup::on_terms(const unsigned char* p, std::size_t n) {
-  if (wire::load_le<std::uint32_t>(p) != terms_magic)
-    return fail("no session terms after the handshake");
-  auto flags = wire::load_le<std::uint16_t>(p + 6);
-  if (flags & ~(refused_flag | identity_flag))
-    return fail("unknown session flags " + std::to_string(flags));
-  if (flags & refused_flag) {
-    if (claim_)  // only an acceptor refuses
-      return fail("a dialing peer's terms cannot refuse the session");
-    return fail("node '" + hs_.peer_name() +
-                "' refused this session: it has a live session with this node's name (a node "
-                "that restarted gets in once its old session is found gone)");
-  }
-  session_terms t;
-  t.max_buffers = wire::load_le<std::uint16_t>(p + 4);
-  t.max_body = wire::load_le<std::uint32_t>(p + 8);
-  t.arena_size = wire::load_le<std::uint64_t>(p + 12);
-  t.incarnation = wire::load_le<std::uint64_t>(p + 20);
-  t.silence_limit_ms = wire::load_le<std::uint32_t>(p + 28);
-  if (flags & identity_flag) {
-    const unsigned char* id = p + terms_size + 2;
-    std::size_t length = n - terms_size - 2;
-    if (length < identity_fixed || id[identity_fixed - 1] != length - identity_fixed)
-      return fail("an identity of " + std::to_string(length) + " bytes in its session terms");
-    t.identity.process_id = wire::load_le<std::uint32_t>(id);
-    std::copy_n(id + 4, 20, t.identity.host_id.begin());
-    t.identity.listen_port = wire::load_le<std::uint16_t>(id + 24);
-    t.identity.listen_host.assign(id + identity_fixed, id + length);
-    if (!t.identity.valid())
-      return fail("an identity with no host id in its session terms");
-  }
-  peer_terms_ = t;
+void session_setup::refuse(const std::string& why) {
+  if (!refusal_.empty())
+    return;
+  send(encode_refusal(why));
+  refusal_ = why;
 }
 
-void session_setup::send_terms(bool refused) {
-  bool identity = mine_.identity.valid() && !refused;
-  wire::append_le<std::uint32_t>(out_, terms_magic);
-  wire::append_le<std::uint16_t>(out_, mine_.max_buffers);
-  wire::append_le<std::uint16_t>(out_, static_cast<std::uint16_t>((refused ? refused_flag : 0) |
-                                                                  (identity ? identity_flag : 0)));
-  wire::append_le<std::uint32_t>(out_, mine_.max_body);
-  wire::append_le<std::uint64_t>(out_, mine_.arena_size);
-  wire::append_le<std::uint64_t>(out_, mine_.incarnation);
-  wire::append_le<std::uint32_t>(out_, mine_.silence_limit_ms);
-  if (identity) {
-    const auto& id = mine_.identity;
-    auto host = id.listen_host.substr(0, 255);
-    wire::append_le<std::uint16_t>(out_, static_cast<std::uint16_t>(identity_fixed + host.size()));
-    wire::append_le<std::uint32_t>(out_, id.process_id);
-    out_.insert(out_.end(), id.host_id.begin(), id.host_id.end());
-    wire::append_le<std::uint16_t>(out_, id.listen_port);
-    out_.push_back(static_cast<unsigned char>(host.size()));
-    out_.insert(out_.end(), host.begin(), host.end());
+void session_setup::on_message(const std::vector<unsigned char>& bytes) {
+  auto m = decode_session_message(bytes);
+  switch (m.what) {
+    case session_message::kind::malformed:
+      return fail("a malformed session message: " + m.text);
+    case session_message::kind::refusal:
+      return fail((peer_.name.empty() ? std::string{"the peer"} : "node '" + peer_.name + "'") +
+                  " refused this session: " + m.text);
+    case session_message::kind::hello:
+      if (stage_ != stage::hello)
+        return fail("a hello where none belongs");
+      return on_hello(m.hello);
+    case session_message::kind::confirm:
+      if (opt_.dialer || stage_ != stage::confirm)
+        return fail("a confirmation where none belongs");
+      stage_ = stage::done;
+      return;
   }
-  terms_sent_ = true;
+}
+
+void session_setup::on_hello(const session_hello& h) {
+  peer_ = h;
+  // A member by the secret claiming a name the keyring lists: that name is
+  // proven by its key, asked for now under the same TLS session.
+  if (!opt_.dialer && hs_.peer_proof() == handshake::proof::secret &&
+      tls_->creds().trusted.count(h.name) && !certificate_asked_) {
+    certificate_asked_ = true;
+    hs_.request_certificate();
+    auto bytes = hs_.take_output();
+    out_.insert(out_.end(), bytes.begin(), bytes.end());
+    stage_ = stage::certificate;
+    return;
+  }
+  peer_claim c;
+  c.we_dialed = opt_.dialer;
+  c.our_name = opt_.mine.name;
+  c.expected = opt_.expected;
+  c.proof = hs_.peer_proof();
+  c.proven = hs_.proven_name();
+  c.claimed = h.name;
+  c.psk_declined = hs_.psk_declined();
+  c.meant = hs_.meant();
+  c.creds = &tls_->creds();
+  c.allow_unauthenticated = opt_.allow_unauthenticated;
+  verdict_ = judge(c);
+  if (!verdict_.ok)
+    return refuse(verdict_.why);
+  bool can = ch_.can_encrypt();
+  if (opt_.dialer) {
+    // The acceptor's hello carries the decision: ours or its wish.
+    if (h.encrypt && !can)
+      return refuse("the acceptor wants the stream encrypted, which this channel cannot do");
+    if (opt_.mine.encrypt && !h.encrypt)
+      return refuse("this node wants the stream encrypted, and the acceptor's channel cannot");
+    encrypt_ = h.encrypt;
+  } else {
+    encrypt_ = can && (opt_.mine.encrypt || h.encrypt);
+    if (h.encrypt && !can)
+      return refuse("the dialer wants the stream encrypted, which this channel cannot do");
+  }
+  if (opt_.claim) {
+    session_registry::claim cl;
+    cl.peer = h.name;
+    cl.incarnation = h.terms.incarnation;
+    cl.name_proven = c.proof == handshake::proof::key;
+    cl.identity = h.terms.identity;
+    cl.arena = opt_.mine.terms.arena_size;
+    cl.dialed = opt_.dialer;
+    auto a = opt_.claim(cl);
+    claimed_ = a.v;
+    if (a.v == session_registry::verdict::refused)
+      return refuse(a.why);
+  }
+  if (opt_.dialer) {
+    send(encode_confirm());
+    stage_ = stage::done;
+  } else {
+    auto mine = opt_.mine;
+    mine.encrypt = encrypt_;
+    send(encode_hello(mine));
+    stage_ = stage::confirm;
+  }
+}
+
+void session_setup::secure_channel() {
+  secured_ = true;
+  std::string error;
+  ssl_st* ssl = hs_.release();
+  if (!ch_.secure(ssl, error)) {
+    SSL_free(ssl);
+    fail("cannot encrypt the stream: " + error);
+  }
 }
 
 bool session_setup::pump() {
   if (failed() || established())
     return false;
   bool moved = false;
-  auto hello = hs_.take_output();
-  out_.insert(out_.end(), hello.begin(), hello.end());
-  while (!peer_terms_ && !failed()) {
+  auto first = hs_.take_output();  // the dialer's ClientHello
+  out_.insert(out_.end(), first.begin(), first.end());
+  while (!failed() && refusal_.empty() && stage_ != stage::done) {
     auto [p, n] = ch_.peek();
     if (n == 0) {
       // Nothing to read: has the peer ended its side? (It does when it
@@ -138,62 +167,48 @@ bool session_setup::pump() {
         break;
       }
     }
-    std::size_t used = 0;
-    if (!hs_.done()) {
-      used = hs_.feed(p, n);
-      auto more = hs_.take_output();  // the proof, once the peer's hello is in
-      out_.insert(out_.end(), more.begin(), more.end());
-    } else {
-      if (terms_length() > terms_size + 2 + identity_max) {
-        fail("session terms of " + std::to_string(terms_length()) + " bytes");
-        return true;
-      }
-      used = std::min(n, terms_length() - terms_in_.size());
-      terms_in_.insert(terms_in_.end(), p, p + used);
-    }
+    std::size_t used = hs_.feed(p, n);
     if (p != &probe_)
       ch_.consume(used);
-    moved = true;
-    if (hs_.current() == handshake::state::refused) {
+    moved = moved || used > 0;
+    if (hs_.current() == handshake::state::failed) {
       fail(hs_.reason());
       return true;
     }
-    if (terms_in_.size() >= terms_size && terms_in_.size() == terms_length())
-      on_terms(terms_in_.data(), terms_in_.size());
+    auto flight = hs_.take_output();
+    out_.insert(out_.end(), flight.begin(), flight.end());
+    if (stage_ == stage::certificate && !hs_.certificate_pending()) {
+      stage_ = stage::hello;
+      on_hello(peer_);
+    }
+    if (stage_ == stage::tls && hs_.current() == handshake::state::secured) {
+      stage_ = stage::hello;
+      if (opt_.dialer)
+        send(encode_hello(opt_.mine));
+    }
+    while (auto m = hs_.receive()) {
+      on_message(*m);
+      if (failed() || !refusal_.empty() || stage_ == stage::done)
+        break;
+    }
+    if (used == 0)
+      break;
   }
   if (failed())
     return true;
-  if (hs_.done() && !terms_sent_) {
-    if (hs_.current() == handshake::state::unauthenticated && !allow_unauthenticated_) {
-      fail(
-          "refused: neither side proves itself (no cluster secret, no node key), and this node "
-          "only accepts that on loopback or with insecure: true");
-      return true;
-    }
-    // Only now, authenticated (or allowed without), do we say what we
-    // expose. The acceptor first hears the dialer out, and decides.
-    if (!claim_) {
-      send_terms(false);
-    } else if (peer_terms_) {
-      auto a = claim_({hs_.peer_name(), peer_terms_->incarnation, hs_.name_proven()});
-      verdict_ = a.v;
-      bool refused = a.v == session_registry::verdict::refused;
-      send_terms(refused);
-      if (refused)
-        refusal_ = a.why;
-    }
-  }
   if (!out_.empty())
     moved = flush() || moved;
   if (!refusal_.empty() && out_.empty()) {
     fail(refusal_);
     return true;
   }
+  if (stage_ == stage::done && out_.empty() && encrypt_ && !secured_)
+    secure_channel();
   if (!failed() && !established() && ch_.closed())
     fail("the peer ended the connection during setup: " + ch_.reason());
-  // Everything the peer streamed is read, its terms are not among it, and
+  // Everything the peer streamed is read, its session is not set up, and
   // it sent a map or placement: no node does that before its session.
-  if (!failed() && !peer_terms_ && ch_.peek().second == 0)
+  if (!failed() && stage_ != stage::done && ch_.peek().second == 0)
     if (auto held = ch_.held_frame(); !held.empty()) {
       fail(held);
       return true;

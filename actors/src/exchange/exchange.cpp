@@ -21,12 +21,13 @@ exchange::exchange(caf::actor_system& sys, exchange_params p)
 std::shared_ptr<exchange> exchange::make(caf::actor_system& sys, exchange_params p) {
   auto x = std::make_shared<exchange>(sys, std::move(p));
   x->impl_->owner = x;
-  x->impl_->nodes.learn(x->impl_->params.node_name, x->identity(), x->impl_->params.listen);
+  x->impl_->nodes->learn(x->impl_->params.node_name, x->identity(), x->impl_->params.listen);
+  x->impl_->nodes->pin(x->impl_->params.node_name);
   return x;
 }
 
 std::optional<std::string> exchange::node_at(const config::endpoint& at) const {
-  if (auto n = impl_->nodes.by_address(at))
+  if (auto n = impl_->nodes->by_address(at))
     return n->name;
   return std::nullopt;
 }

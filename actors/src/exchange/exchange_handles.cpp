@@ -88,7 +88,7 @@ exchange::impl::~impl() {
 }
 
 caf::node_id exchange::impl::node_id_of(const std::string& peer) {
-  if (auto n = nodes.by_name(peer))
+  if (auto n = nodes->by_name(peer))
     return actors::node_id_of(n->id);
   return actors::node_id_of(synthesized_identity(peer));
 }
@@ -122,7 +122,7 @@ caf::strong_actor_ptr exchange::impl::make_proxy(caf::node_id nid, caf::actor_id
   if (aid == 0 || !nid)
     return nullptr;  // a null handle
   auto key = node_table::key_of(identity_of(nid));
-  auto n = nodes.by_id(key);
+  auto n = nodes->by_id(key);
   if (!n || n->name == params.node_name) {
     if (decoding)
       (unresolvable_nodes.count(key) ? decoding->unresolvable : decoding->unknown).push_back(key);
@@ -148,8 +148,8 @@ caf::strong_actor_ptr exchange::impl::make_proxy(caf::node_id nid, caf::actor_id
 }
 
 caf::strong_actor_ptr exchange::impl::proxy_for(const std::string& peer, std::uint64_t id) {
-  if (!nodes.by_name(peer))  // a peer known by name only (it told no identity)
-    nodes.learn(peer, synthesized_identity(peer), {});
+  if (!nodes->by_name(peer))  // a peer known by name only (it told no identity)
+    nodes->learn(peer, synthesized_identity(peer), {});
   return proxies.get_or_put(node_id_of(peer), id);
 }
 
@@ -165,10 +165,15 @@ void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const
 
 // ---- what peers say of handles ------------------------------------------------------
 
-void exchange::impl::learn_peer(link& l) {
+bool exchange::impl::learn_peer(link& l) {
   const auto& terms = l.peer_terms();
   auto id = terms.identity.valid() ? terms.identity : synthesized_identity(l.peer_name());
-  nodes.learn(l.peer_name(), id, listen_address(id, l.remote()));
+  // The session registry refused ids of other nodes already; two sessions
+  // claiming one id at once meet here, and the second goes.
+  if (!nodes->learn(l.peer_name(), id, listen_address(id, l.remote())))
+    return false;
+  nodes->live(l.peer_name(), true);
+  return true;
 }
 
 // The peer holds a proxy of our actor `in.receiver` now: it stays alive while
@@ -240,7 +245,7 @@ void exchange::impl::answer_node_query(link& l, const envelope& in) {
     node_table::key key;
     key.first = wire::load_le<std::uint32_t>(p);
     std::copy_n(p + 4, 20, key.second.begin());
-    auto node = nodes.by_id(key);
+    auto node = nodes->by_id(key);
     out.push_back(node ? 1 : 0);
     if (!node)
       continue;
@@ -295,8 +300,8 @@ void exchange::impl::node_info(link& l, const envelope& in) {
     node_identity id;
     id.process_id = key.first;
     id.host_id = key.second;
-    if (!nodes.by_name(name)) {
-      nodes.learn(name, id, where);
+    if (!nodes->by_name(name)) {
+      nodes->learn(name, id, where);
       // Messages for it wait until it is dialed and set up.
       {
         std::lock_guard<std::mutex> guard(waiting_lock);

@@ -121,7 +121,11 @@ class decode_scope {
 
 struct exchange::impl : caf::proxy_registry::backend {
   impl(caf::actor_system& s, exchange_params p)
-      : sys(s), params(std::move(p)), proxies(s, *this), codec(s, proxies) {}
+      : sys(s),
+        params(std::move(p)),
+        nodes(params.nodes ? params.nodes : std::make_shared<node_table>()),
+        proxies(s, *this),
+        codec(s, proxies) {}
   ~impl() override;
 
   // ---- helpers (the callers hold no lock) ----
@@ -141,7 +145,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   caf::strong_actor_ptr make_proxy(caf::node_id nid, caf::actor_id aid) override;
   void set_last_hop(caf::node_id*) override {}
   caf::node_id node_id_of(const std::string& peer);
-  void learn_peer(link& l);
+  // False if its node id is another node's: the link must go.
+  bool learn_peer(link& l);
   void watched(link& l, const envelope& in);
   void linked(link& l, const envelope& in, bool establish);
   void answer_node_query(link& l, const envelope& in);
@@ -205,7 +210,9 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::map<std::string, std::shared_ptr<link>> routes;
 
   // Nodes by name and node id (node_table.hpp); this node's own first.
-  node_table nodes;
+  // Shared with the session registry, which refuses a session claiming an
+  // id another node holds.
+  std::shared_ptr<node_table> nodes;
   // Every proxy, by node id and actor id: CAF's registry, which its
   // deserializer asks (through `codec`) for a handle from another node. It
   // holds them strongly, so a remote actor keeps one identity here (one

@@ -258,7 +258,12 @@ void exchange::established(link& l) {
   // answered right away (on this thread, even), before the node actor has
   // looked at the link. The node actor decides which link stays, and
   // routes that one.
-  impl_->learn_peer(l);
+  if (!impl_->learn_peer(l)) {
+    logging::warn(impl_->params.node_name,
+                  l.where() + ": its node id is another node's; the connection is dropped");
+    return l.drop("its CAF node id is another node's");
+  }
+  learned_.insert(l.id());
   bool first = false;
   {
     std::lock_guard<std::mutex> guard(impl_->routes_lock);
@@ -274,6 +279,8 @@ void exchange::writable(link& l) {
 }
 
 void exchange::closed(link& l, const std::string& reason, bool stopped) {
+  if (learned_.erase(l.id()))
+    impl_->nodes->live(l.peer_name(), false);
   if (!l.peer_name().empty()) {
     {
       std::lock_guard<std::mutex> guard(impl_->tables_lock);

@@ -52,23 +52,25 @@ void link::start(clock::time_point now) {
   ch_->on_progress_thread();
   setup_deadline_ = now + params_.setup_limit;
   next_tick_ = now + params_.tick;
-  session_terms terms{params_.arena_size,
-                      params_.max_body,
-                      params_.max_buffers,
-                      params_.incarnation,
-                      static_cast<std::uint32_t>(params_.peer_timeout.count()),
-                      params_.identity};
-  session_setup::claim_fn claim;
+  session_setup::options o;
+  o.mine.name = params_.node_name;
+  o.mine.terms = {params_.arena_size,
+                  params_.max_body,
+                  params_.max_buffers,
+                  params_.incarnation,
+                  static_cast<std::uint32_t>(params_.peer_timeout.count()),
+                  params_.identity};
+  o.mine.encrypt = params_.encrypt;
+  o.dialer = params_.dialed;
+  o.expected = params_.expected;
+  o.allow_unauthenticated = params_.allow_unauthenticated;
   if (params_.sessions) {
     ticket_ = params_.sessions->open();
-    if (!params_.dialed)
-      claim = [sessions = params_.sessions, ticket = ticket_](const session_registry::claim& c) {
-        return sessions->ask(ticket, c);
-      };
+    o.claim = [sessions = params_.sessions, ticket = ticket_](const session_registry::claim& c) {
+      return sessions->ask(ticket, c);
+    };
   }
-  setup_ = std::make_unique<session_setup>(
-      *ch_, handshake(params_.node_name, params_.creds, random_nonce()), terms,
-      params_.allow_unauthenticated, std::move(claim));
+  setup_ = std::make_unique<session_setup>(*ch_, params_.tls, std::move(o));
   on_io(now);  // the greeting goes out now
 }
 
@@ -76,6 +78,7 @@ void link::become_connected() {
   peer_terms_ = setup_->peer_terms();
   peer_name_ = setup_->peer_name();
   authenticated_ = setup_->authenticated();
+  admin_ = setup_->admin();
   replaces_ = setup_->verdict() == session_registry::verdict::replaces;
   peer_incarnation_ = peer_terms_.incarnation;
   where_ = "peer " + ch_->peer() + " (" + peer_name_ + ")";
@@ -117,8 +120,6 @@ void link::become_connected() {
       loop->wake(l);
   });
   ch_->keep_alive_within(std::chrono::milliseconds(peer_terms_.silence_limit_ms));
-  if (params_.sessions && params_.dialed)
-    params_.sessions->established(ticket_, peer_name_, peer_incarnation_);
   if (auto e = events_.lock())
     e->established(*this);
 }

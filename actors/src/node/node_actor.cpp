@@ -1,6 +1,7 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/node/admission.hpp>
@@ -54,7 +55,7 @@ struct node_state {
   caf::actor owner;
   std::shared_ptr<channels::listener> listener;
   std::unique_ptr<redial_schedule> redial;
-  std::shared_ptr<session_registry> sessions = std::make_shared<session_registry>();
+  std::shared_ptr<session_registry> sessions;
   std::unique_ptr<admission> admitting;
   std::map<std::uint64_t, entry> links;          // by link id
   std::map<std::string, std::uint64_t> by_peer;  // the link kept to each peer
@@ -95,8 +96,9 @@ std::string host_of(const std::string& peer) {
 
 connection_params connection_for(const node_params& p) {
   auto c = p.connection;
+  const auto& creds = c.tls->creds();
   // Without proofs, only on loopback or when the config says insecure.
-  c.allow_unauthenticated = c.creds.secret.empty() && c.creds.trusted.empty() &&
+  c.allow_unauthenticated = creds.secret.empty() && creds.trusted.empty() &&
                             (p.insecure || config::is_loopback(p.listen));
   return c;
 }
@@ -107,6 +109,10 @@ void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::stri
   auto params = connection_for(st.params);
   params.sessions = st.sessions;
   params.dialed = dialed;
+  params.expected = dialed ? expected : std::string{};
+  params.encrypt = st.params.encrypt == config::encryption::on ||
+                   (st.params.encrypt == config::encryption::automatic && ch->can_encrypt() &&
+                    !config::is_loopback(config::endpoint{host_of(ch->peer()), 0}));
   auto id = st.next_link++;
   if (!dialed)
     st.admitting->accepted(id, host_of(ch->peer()));
@@ -407,6 +413,7 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
   st.owner = std::move(owner);
   st.listener = std::move(listener);
   st.admitting = std::make_unique<admission>(p.max_in_setup);
+  st.sessions = std::make_shared<session_registry>(p.sessions, p.nodes);
   st.redial = std::make_unique<redial_schedule>(p.redial, std::random_device{}());
   caf::actor_addr addr = self->address();
   loop->watch(st.listener->fd(), [addr] {
@@ -415,6 +422,8 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
   });
   auto now = clock::now();
   for (const auto& peer : p.peers) {
+    if (p.nodes)
+      p.nodes->pin(peer.name);
     st.configured[peer.name] = peer.address;
     st.redial->add(peer.name, now);
   }

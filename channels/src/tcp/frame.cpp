@@ -30,8 +30,8 @@ frame decode(const unsigned char* h) {
 }
 
 std::string describe(const frame& f) {
-  const char* names[] = {"kind 0",  "HELLO",       "DATA",     "IOWRITE",  "IOMAP",
-                         "IOUNMAP", "IOUNMAP_ACK", "SHUTDOWN", "KEEPALIVE"};
+  const char* names[] = {"kind 0",  "HELLO",       "DATA",     "IOWRITE",   "IOMAP",
+                         "IOUNMAP", "IOUNMAP_ACK", "SHUTDOWN", "KEEPALIVE", "SECURE"};
   auto k = static_cast<unsigned>(f.kind);
   char text[128];
   if (k < sizeof names / sizeof *names)

@@ -36,7 +36,7 @@ void tcp_channel::release_socket() {
 
 void tcp_channel::flush() {
   iovec iov[64];
-  while (fd_ >= 0 && proto_.wants_write()) {
+  while (fd_ >= 0 && proto_.wants_write() && !proto_.output_secured()) {
     std::size_t n = proto_.write_iov(iov, 64);
     msghdr msg{};
     msg.msg_iov = iov;
@@ -52,17 +52,74 @@ void tcp_channel::flush() {
     ++writes_;
     proto_.on_written(static_cast<std::size_t>(sent));
   }
-  if (proto_.finished())
+  if (tls_ && proto_.output_secured())
+    flush_sealed();
+  if (proto_.finished() && drained())
     ::shutdown(fd_, SHUT_WR);  // our side is done: let the peer see end of stream
+}
+
+// Past our SECURE: the protocol's bytes become records, written out as the
+// socket takes them; sealing stops while too many wait.
+void tcp_channel::flush_sealed() {
+  iovec iov[64];
+  std::string error;
+  for (;;) {
+    while (proto_.wants_write() && tls_->room()) {
+      std::size_t n = proto_.write_iov(iov, 64);
+      if (n == 0)
+        break;
+      std::size_t took = tls_->seal(iov, n, error);
+      if (!error.empty())
+        return proto_.fail("peer " + proto_.peer() + ": " + error);
+      proto_.on_written(took);
+    }
+    bool had = !tls_->drained();
+    if (!tls_->send_some(fd_, error))
+      return proto_.fail("peer " + proto_.peer() + ": " + error);
+    writes_ += had;
+    if (!tls_->drained() || !proto_.wants_write())
+      return;
+  }
+}
+
+bool tcp_channel::secure(ssl_st* tls, std::string& error) {
+  if (tls_) {
+    error = "the stream is encrypted already";
+    return false;
+  }
+  tls_ = tls_stream::over(tls, fd_, error);
+  if (!tls_)
+    return false;
+  proto_.secure_output();
+  flush();
+  read_some();  // the peer's SECURE may be in already
+  return true;
 }
 
 void tcp_channel::read_some() {
   // Bounded, so one busy peer cannot starve the others of a progress thread.
   for (int round = 0; round < 64 && fd_ >= 0; ++round) {
+    if (tls_ && proto_.input_secure_pending())
+      proto_.start_secure_input();  // the peer's records start here
     iovec iov[2];
     std::size_t parts = proto_.read_targets(iov);
     if (parts == 0)
       return;  // closed, or the ring is full until the application reads
+    if (proto_.input_secured()) {
+      std::string error;
+      auto r = tls_->read(iov[0].iov_base, iov[0].iov_len, error);
+      switch (r.st) {
+        case tls_stream::outcome::ok:
+          proto_.on_read(r.bytes);
+          continue;
+        case tls_stream::outcome::would_block:
+          return;
+        case tls_stream::outcome::eof:
+          return proto_.on_eof();
+        case tls_stream::outcome::failed:
+          return proto_.fail("peer " + proto_.peer() + ": " + error);
+      }
+    }
     std::size_t room = iov[0].iov_len + (parts > 1 ? iov[1].iov_len : 0);
     ssize_t got = ::readv(fd_, iov, static_cast<int>(parts));
     if (got < 0) {
@@ -172,7 +229,7 @@ status tcp_channel::shutdown(shutdown_how how) {
 }
 
 void tcp_channel::authorize() {
-  proto_.authorize();
+  proto_.authorize(tls_ != nullptr);
   read_some();  // reading stopped at the held frame
   flush();
 }

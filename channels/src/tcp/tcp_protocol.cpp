@@ -137,16 +137,35 @@ bool tcp_protocol::queue_control(const frame& f) {
   return true;
 }
 
-void tcp_protocol::authorize() {
+void tcp_protocol::authorize(bool encrypted) {
   if (authorized_)
     return;
   authorized_ = true;
+  encryption_agreed_ = encrypted;
   grow_ring();
+  if (rstate_ == rstate::secure_wait && !encrypted)
+    return protocol_error(current_, "SECURE, and the session agreed on no encryption");
   if (rstate_ != rstate::held)
     return;
   held_.clear();
   rstate_ = rstate::header;
   process_frame(current_);
+}
+
+void tcp_protocol::secure_output() {
+  if (secure_queued_ || closed())
+    return;
+  secure_queued_ = true;
+  frame f;
+  f.kind = frame_kind::secure;
+  queue(f);
+}
+
+void tcp_protocol::start_secure_input() {
+  if (rstate_ != rstate::secure_wait)
+    return;
+  input_secured_ = true;
+  rstate_ = rstate::header;
 }
 
 void tcp_protocol::grow_ring() {
@@ -337,9 +356,11 @@ void tcp_protocol::tick(std::chrono::steady_clock::time_point now) {
 
 std::size_t tcp_protocol::write_iov(iovec* iov, std::size_t max) const {
   std::size_t n = 0;
+  bool past_secure = false;
   for (const auto& o : out_) {
-    if (n == max)
+    if (n == max || past_secure)
       break;
+    past_secure = o.kind == frame_kind::secure && !output_secured_;
     if (o.header_done < header_size)
       iov[n++] = {const_cast<unsigned char*>(o.header.data() + o.header_done),
                   header_size - o.header_done};
@@ -373,6 +394,11 @@ void tcp_protocol::on_written(std::size_t n) {
       shutdown_sent_ = true;
     if (o.kind == frame_kind::iounmap_ack)
       --control_queued_;
+    if (o.kind == frame_kind::secure) {
+      output_secured_ = true;
+      out_.pop_front();
+      break;  // what follows is the shell's to encrypt, not to write
+    }
     out_.pop_front();
   }
   if (want_writable_ && owned_bytes_ < params_.send_buffer && out_.size() < params_.max_pending &&

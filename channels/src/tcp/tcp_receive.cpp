@@ -26,6 +26,8 @@ std::pair<unsigned char*, std::size_t> tcp_protocol::read_target() {
       return {place_at_, payload_left_};
     case rstate::held:
       return {nullptr, 0};  // until authorize()
+    case rstate::secure_wait:
+      return {nullptr, 0};  // until the shell decrypts
     default:
       if (scratch_.empty())
         scratch_.resize(64 * 1024);  // only a peer writing into a withdrawn map needs it
@@ -197,6 +199,13 @@ void tcp_protocol::process_frame(const frame& f) {
       return;
     case frame_kind::keepalive:
       return;
+    case frame_kind::secure:
+      if (input_secured_)
+        return protocol_error(f, "a second SECURE");
+      if (authorized_ && !encryption_agreed_)
+        return protocol_error(f, "SECURE, and the session agreed on no encryption");
+      rstate_ = rstate::secure_wait;
+      return;
     case frame_kind::hello:
       return protocol_error(f, "a second HELLO");
     default:
@@ -209,6 +218,10 @@ void tcp_protocol::on_eof() {
     return;
   if (rstate_ == rstate::held) {
     close(phase::failed, "peer " + peer_ + ": " + held_ + ", and then the stream ended");
+    return;
+  }
+  if (rstate_ == rstate::secure_wait) {
+    close(phase::failed, "peer " + peer_ + ": the stream ended after its SECURE");
     return;
   }
   if (rstate_ != rstate::header || header_got_ > 0) {

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+struct ssl_st;  // OpenSSL's TLS connection (channel::secure)
+
 namespace riomesh::channels {
 
 using engine::event;
@@ -202,6 +204,19 @@ class channel {
   // need no gate.
   virtual void authorize() {}
   virtual std::string held_frame() const { return {}; }
+
+  // Encryption of the rest of the stream, under the TLS session that
+  // authenticated the peer (tcp only: on rdma the peer places bytes by
+  // RDMA write, which no TLS record covers). secure() takes the TLS
+  // connection (an OpenSSL SSL*) on success; each side calls it once its
+  // last message in the clear is sent, and from then on everything it
+  // sends, placements included, goes in TLS records.
+  virtual bool can_encrypt() const { return false; }
+  virtual bool secure(ssl_st* /*tls*/, std::string& error) {
+    error = "this fabric cannot encrypt";
+    return false;
+  }
+  virtual bool encrypted() const { return false; }
 
   virtual bool closed() const = 0;
   // Closed by a failure (not an orderly end): poll reports an error.

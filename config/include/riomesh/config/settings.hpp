@@ -20,6 +20,9 @@ enum class log_level { trace, debug, info, warn, error, off };
 // a memfd another local process can map (buffer::descriptor()), or dma-buf
 // (device memory, for receive arenas; pool slabs stay in host memory).
 enum class memory_provider { anonymous, memfd, dmabuf };
+// Whether a tcp connection's stream is encrypted after its handshake: auto
+// does so unless the peer is on a loopback address.
+enum class encryption { automatic, on, off };
 
 // A host (IPv4 or IPv6 literal, or a name resolved at connect time) and a
 // port. Port 0 on a listen address means "any free port".
@@ -56,6 +59,11 @@ struct cluster_settings {
   // with the key listed for it.
   std::vector<std::pair<std::string, std::string>> keys;
   std::string keyring_file;
+  // Names of the keyring whose holders may control this node (dial, resolve
+  // through its admin actor), as its own process may.
+  std::vector<std::string> admins;
+  // Sessions up at once (dialed and accepted); one more is refused, naming it.
+  std::uint32_t max_sessions = 256;
 };
 
 // One connection's queues, buffers and timers. Sizes are in bytes.
@@ -88,6 +96,7 @@ struct channel_settings {
   std::uint32_t max_streams = 8;
   duration keepalive = std::chrono::seconds(1);  // 0: off
   duration peer_timeout = std::chrono::seconds(5);
+  encryption encrypt = encryption::automatic;
 };
 
 // What the node registers with its RDMA devices, node-wide (one memory
@@ -109,6 +118,9 @@ struct memory_settings {
   // A device's connections share its completion queues from the
   // this-many-th on (1: all); 0: none, each has its own.
   std::uint32_t shared_cq_from = 0;
+  // Bytes the receive arenas of all sessions may take together; a session
+  // that would pass it is refused, naming it. 0: unbounded.
+  std::uint64_t arena_budget = 8ull << 30;
 };
 
 struct runtime_settings {
@@ -154,5 +166,6 @@ const char* to_string(fabric_kind value);
 const char* to_string(scheduler_policy value);
 const char* to_string(log_level value);
 const char* to_string(memory_provider value);
+const char* to_string(encryption value);
 
 }  // namespace riomesh::config

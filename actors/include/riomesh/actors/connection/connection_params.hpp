@@ -4,7 +4,7 @@
 
 #include <riomesh/actors/connection/session_registry.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>
-#include <riomesh/actors/handshake/handshake.hpp>
+#include <riomesh/actors/handshake/tls_context.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
 #include <riomesh/config/settings.hpp>
@@ -18,8 +18,14 @@ namespace riomesh::actors {
 
 struct connection_params {
   std::string node_name;
-  credentials creds;  // the secret and node keys
+  // How this node proves itself and checks its peers (the secret, node
+  // keys, the keyring), set up once for all its connections.
+  std::shared_ptr<const tls_context> tls;
   bool allow_unauthenticated = false;
+  // This side wants the rest of the stream encrypted (where the channel can).
+  bool encrypt = false;
+  // The node a dialed connection means to reach (empty: by address).
+  std::string expected;
   // Random per start of the node, told in the session terms: how a peer
   // tells a restarted node from the one it had a session with.
   std::uint64_t incarnation = 0;

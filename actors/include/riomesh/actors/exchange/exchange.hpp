@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,7 @@ namespace riomesh::actors {
 
 struct directory_counters;
 class io_loop;
+class node_table;
 struct io_executor_limits;
 
 struct exchange_params {
@@ -44,6 +46,8 @@ struct exchange_params {
   std::size_t max_waiting = 1024;
   // Where this node listens: told to peers, who may tell a third node.
   config::endpoint listen;
+  // The node-wide table of nodes (null: one of its own).
+  std::shared_ptr<node_table> nodes;
 };
 
 class exchange : public link_events, public std::enable_shared_from_this<exchange> {
@@ -157,6 +161,7 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
 
  private:
   std::shared_ptr<impl> impl_;
+  std::set<std::uint64_t> learned_;  // links whose node is live in the table (I/O thread)
 };
 
 }  // namespace riomesh::actors

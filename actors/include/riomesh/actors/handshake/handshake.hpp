@@ -1,95 +1,78 @@
-// Mutual authentication of two riomesh nodes, before either exposes any
-// arena to the other. Two proofs, either or both:
-//   - the cluster secret: an HMAC-SHA256 over both sides' fresh nonces and
-//     names, the sender's first, so a proof cannot be replayed on another
-//     connection nor reflected back. Any member can make it for any name.
-//   - a node key (node_key.hpp): an Ed25519 signature over the same, which
-//     only the holder of the key listed for that name in the peer's
-//     keyring can make. It binds the name to the key.
-// Sans-IO: it takes the peer's bytes and gives the bytes to send.
-//
-//   HELLO  u32 magic "RMHS", u8 version (2), u8 flags (1: has a secret,
-//          2: signs with a node key, 4: keeps a keyring), u16 name
-//          length (1..64), 32-byte nonce, name (config::is_node_name)
-//   PROOF  [32-byte HMAC-SHA256(secret, "riomesh proof v1" | sender nonce |
-//          receiver nonce | sender name | receiver name), if both sides
-//          have a secret] [64-byte Ed25519 signature of "riomesh sign v1" |
-//          the same, if the sender signs]
-//
-// Without a secret and without keys on either side both are accepted
-// unauthenticated (the acceptor decides whether that is allowed: loopback,
-// or insecure: true); a secret on one side only is refused by both. A name
-// a node's keyring lists must come with a valid signature by its key; any
-// other name needs the cluster secret (so a keyring and a secret together
-// admit clients such as `riomesh ping` by the secret alone, while no
-// member can take a listed node's name).
+// One connection's TLS 1.3 handshake (tls_context.hpp) and the messages
+// sent under it before the session starts, sans-IO: it takes the peer's
+// stream bytes and gives the bytes to send, through OpenSSL's memory BIOs.
+// It takes whole TLS records only, and stops after the record that
+// completes a message, so what the peer streams behind its last one (its
+// envelopes, in the clear unless the channel encrypts) stays unread for
+// the session.
 #pragma once
 
-#include <riomesh/actors/handshake/node_key.hpp>
+#include <riomesh/actors/handshake/tls_context.hpp>
 
-#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace riomesh::actors {
 
-using nonce = std::array<unsigned char, 32>;
-nonce random_nonce();  // from OpenSSL's RAND_bytes
-
-// What a node proves itself with, and checks its peers against.
-struct credentials {
-  std::string secret;           // empty: none
-  std::optional<node_key> key;  // signs this node's name
-  keyring trusted;              // names whose peers must sign with the listed key
-};
-
 class handshake {
  public:
-  enum class state { waiting, authenticated, unauthenticated, refused };
+  enum class state { running, secured, failed };
+  // How the peer proved who it is.
+  enum class proof { none, secret, key };
+  // Messages under TLS are at most this long.
+  static constexpr std::size_t max_message = 16 * 1024;
 
-  // `name`: this node's (config::is_node_name).
-  handshake(std::string name, credentials creds, const nonce& mine);
-  // The shared secret only (empty: none).
-  handshake(std::string name, std::string secret, const nonce& mine);
+  // `dialer`: this side connected (the TLS client). `expected`: the node
+  // the dialer means to reach (empty: whoever listens at the address).
+  handshake(std::shared_ptr<const tls_context> ctx, bool dialer, std::string expected = {});
+  ~handshake();
+  handshake(handshake&&) noexcept;
+  handshake& operator=(handshake&&) noexcept;
 
-  // Bytes to send now (the HELLO at first, the PROOF once the peer's HELLO
-  // is in); empty if none. Take them after construction and after feed().
-  std::vector<unsigned char> take_output();
-  // Takes up to n of the peer's bytes; returns how many it used (it stops
-  // when done, leaving the rest for whoever reads the stream next).
+  // Takes up to n of the peer's bytes; returns how many it used.
   std::size_t feed(const unsigned char* p, std::size_t n);
+  // Bytes to send now; take them after construction, feed() and send().
+  std::vector<unsigned char> take_output();
 
-  state current() const { return state_; }
-  bool done() const { return state_ != state::waiting; }
-  const std::string& peer_name() const { return peer_name_; }
-  // The peer proved its name with the key our keyring lists for it.
-  bool name_proven() const { return name_proven_; }
-  // Why it was refused, for both sides' logs.
-  const std::string& reason() const { return reason_; }
+  state current() const;
+  bool dialer() const;
+  // Why it failed, for both sides' logs.
+  const std::string& reason() const;
+
+  // Once secured. The name the peer's proof binds: by key, the one the
+  // keyring lists for it; by secret, the dialer's name in its PSK (on the
+  // acceptor) or the node dialed (on the dialer; empty by address).
+  proof peer_proof() const;
+  const std::string& proven_name() const;
+  // On the acceptor: why it took no PSK the dialer offered (empty: it took
+  // it, or none was offered), and the node the dialer meant, if another.
+  const std::string& psk_declined() const;
+  const std::string& meant() const;
+  // Who the peer says it is before it proves anything, for messages only:
+  // the node dialed, or the dialer's name in its PSK identity.
+  const std::string& named() const;
+
+  // On the acceptor, secured by the secret: asks the dialer for its
+  // certificate too (TLS 1.3 post-handshake authentication), when it claims
+  // a name the keyring lists. peer_proof() says what it proved once
+  // certificate_pending() is over.
+  void request_certificate();
+  bool certificate_pending() const;
+
+  // A message to the peer, sealed in TLS records (take_output()).
+  void send(const std::vector<unsigned char>& message);
+  // The peer's next message, once all of it is in.
+  std::optional<std::vector<unsigned char>> receive();
+  // Hands over the TLS connection (to protect the rest of the stream);
+  // the caller frees it. Nothing may be fed after.
+  ssl_st* release();
 
  private:
-  std::vector<unsigned char> transcript(const char* label, const nonce& first, const nonce& second,
-                                        const std::string& first_name,
-                                        const std::string& second_name) const;
-  std::array<unsigned char, 32> hmac(const std::vector<unsigned char>& message) const;
-  void on_hello();
-  void on_proof();
-  void refuse(const std::string& why);
-
-  std::string name_;
-  credentials creds_;
-  nonce mine_{}, theirs_{};
-  std::string peer_name_;
-  std::uint8_t peer_flags_ = 0;
-  bool hmac_expected_ = false, signature_expected_ = false;
-  bool name_proven_ = false;
-  state state_ = state::waiting;
-  std::string reason_;
-  std::vector<unsigned char> in_, out_;
-  std::size_t need_;  // bytes of the current message
-  enum class stage { hello_head, hello_name, proof } stage_ = stage::hello_head;
+  struct impl;
+  std::unique_ptr<impl> impl_;
 };
 
 }  // namespace riomesh::actors

@@ -65,6 +65,8 @@ class link : public std::enable_shared_from_this<link> {
   // Set once established (read them after link_events::established).
   const std::string& peer_name() const { return peer_name_; }
   bool authenticated() const { return authenticated_; }
+  // The peer proved a key this node's admins list: it may control the node.
+  bool admin() const { return admin_; }
   bool replaces() const { return replaces_; }
   std::uint64_t peer_incarnation() const { return peer_incarnation_; }
   const session_terms& peer_terms() const { return peer_terms_; }
@@ -137,7 +139,7 @@ class link : public std::enable_shared_from_this<link> {
   // Set once on the I/O thread before established() is reported, read by
   // others after it (the report is their synchronization).
   std::string peer_name_;
-  bool authenticated_ = false, replaces_ = false;
+  bool authenticated_ = false, admin_ = false, replaces_ = false;
   std::uint64_t peer_incarnation_ = 0;
   session_terms peer_terms_;
 

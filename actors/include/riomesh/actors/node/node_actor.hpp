@@ -33,13 +33,17 @@ namespace riomesh::actors {
 
 class io_loop;
 class exchange;
+class node_table;
 
 struct node_params {
   config::endpoint listen;                   // port 0: any
   std::vector<config::peer_settings> peers;  // dialed, and redialed when lost
   bool insecure = false;                     // accept no secret beyond loopback
-  channels::channel_options channel;         // fabric, device, settings, timeout
-  connection_params connection;              // node name, secret, arena, limits
+  // Whether tcp streams are encrypted after their handshake (auto: unless
+  // the peer is on loopback).
+  config::encryption encrypt = config::encryption::automatic;
+  channels::channel_options channel;  // fabric, device, settings, timeout
+  connection_params connection;       // node name, secret, arena, limits
   redial_schedule::limits redial;
   // A connection that ends is reported lost only if no other connection to
   // that peer is up this long after: when two nodes dial each other, one
@@ -51,6 +55,10 @@ struct node_params {
   // half of it from one address): see admission.hpp. Dialed connections do
   // not count.
   std::size_t max_in_setup = 64;
+  // Sessions up at once and what their arenas may take (session_registry).
+  session_limits sessions;
+  // The node-wide table of nodes, shared with the exchange.
+  std::shared_ptr<node_table> nodes;
 };
 
 // `loop` and `x` must outlive the actor; `listener` is already listening.

@@ -19,6 +19,7 @@ enum class frame_kind : std::uint8_t {
   iounmap_ack = 6,  // no more iowrites to the receiver's map at `offset` follow
   shutdown = 7,     // the sender sends no more DATA or IOWRITE
   keepalive = 8,
+  secure = 9,  // what the sender sends after this frame is in TLS records
 };
 
 inline constexpr std::size_t header_size = 24;

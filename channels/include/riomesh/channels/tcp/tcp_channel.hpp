@@ -5,6 +5,7 @@
 #include <riomesh/channels/channel.hpp>
 #include <riomesh/channels/tcp/tcp_protocol.hpp>
 #include <riomesh/channels/tcp/tcp_socket.hpp>
+#include <riomesh/channels/tcp/tls_stream.hpp>
 
 #include <memory>
 
@@ -39,7 +40,7 @@ class tcp_channel final : public channel {
   // iowrites queue by reference: one sendmsg when uncorked. Reading
   // waits for progress() too, not for each consume().
   void cork(bool on) override;
-  bool drained() const override { return !proto_.wants_write(); }
+  bool drained() const override { return !proto_.wants_write() && (!tls_ || tls_->drained()); }
   // A KEEPALIVE frame, if nothing else is waiting to go.
   void keepalive();
   // Keepalive and peer_timeout.
@@ -49,11 +50,18 @@ class tcp_channel final : public channel {
   }
 
   int wait_fd() const override { return fd_; }
-  bool wants_write() const override { return proto_.wants_write(); }
+  bool wants_write() const override { return !drained(); }
   void progress() override;
+  // Records read ahead wait inside TLS, where the socket cannot signal them.
+  bool arm() override { return tls_ && proto_.input_secured() && tls_->pending(); }
   bool take_events(std::vector<event>& out) override { return proto_.take_events(out); }
   void authorize() override;
   std::string held_frame() const override { return proto_.held_frame(); }
+  bool can_encrypt() const override { return true; }
+  // Queues our SECURE; from it on both directions go in TLS records
+  // (tls_stream.hpp).
+  bool secure(ssl_st* tls, std::string& error) override;
+  bool encrypted() const override { return tls_ != nullptr; }
 
   bool closed() const override { return proto_.closed(); }
   bool failed() const override { return proto_.failed(); }
@@ -65,12 +73,14 @@ class tcp_channel final : public channel {
 
  private:
   void flush();
+  void flush_sealed();
   void read_some();
   io_result send_corked(const unsigned char* data, std::size_t length);
   void release_socket();
 
   int fd_;
   tcp_protocol proto_;
+  std::unique_ptr<tls_stream> tls_;
   bool corked_ = false;
   std::uint64_t writes_ = 0;
 };

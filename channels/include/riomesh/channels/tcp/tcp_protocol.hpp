@@ -16,6 +16,12 @@
 // authenticated a peer may only send the stream bytes of its handshake.
 // The session layer, finding the handshake stuck behind such a frame,
 // fails the connection with held_frame()'s description.
+//
+// Encryption (channel::secure) switches each direction at a SECURE frame:
+// its sender's bytes after it are TLS records, and the receiver reads
+// nothing more until its shell decrypts (input_secured()). The protocol
+// itself never sees ciphertext: the shell turns the bytes of write_iov
+// into records, and records back into the bytes read_target asks for.
 #pragma once
 
 #include <riomesh/channels/channel.hpp>
@@ -79,7 +85,18 @@ class tcp_protocol {
   status shutdown(shutdown_how how);
   void keepalive();
   // The session is authenticated: the peer may map and place from now on.
-  void authorize();
+  // `encrypted`: the session agreed on encryption (the peer's SECURE is
+  // due); without it, a SECURE is a protocol error.
+  void authorize(bool encrypted = false);
+  // Queues our SECURE: whatever is queued after it leaves encrypted.
+  void secure_output();
+  // Our SECURE is written: write_iov's bytes from here on go into records.
+  bool output_secured() const { return output_secured_; }
+  // The peer's SECURE is in: nothing more is read in the clear.
+  bool input_secure_pending() const { return rstate_ == rstate::secure_wait; }
+  bool input_secured() const { return input_secured_; }
+  // The shell reads records from here on.
+  void start_secure_input();
   // What waits for authorize() (a map or placement the peer sent first),
   // described for an error message; empty if nothing.
   const std::string& held_frame() const { return held_; }
@@ -98,7 +115,8 @@ class tcp_protocol {
   void on_read(std::size_t n);
   void on_eof();
   void fail(const std::string& why);
-  // Up to `max` iovecs of bytes waiting to be written, oldest first.
+  // Up to `max` iovecs of bytes waiting to be written, oldest first; none
+  // past a SECURE not yet written (they go encrypted once it is).
   std::size_t write_iov(iovec* iov, std::size_t max) const;
   void on_written(std::size_t n);
   // Copies what the socket did not take of the last send() into our storage,
@@ -118,7 +136,7 @@ class tcp_protocol {
 
  private:
   enum class phase : std::uint8_t { open, done, failed };
-  enum class rstate : std::uint8_t { header, data, place, discard, held };
+  enum class rstate : std::uint8_t { header, data, place, discard, held, secure_wait };
   struct outgoing {
     std::array<unsigned char, header_size> header{};
     std::size_t header_done = 0;
@@ -166,6 +184,8 @@ class tcp_protocol {
   std::vector<unsigned char> scratch_;
   bool hello_seen_ = false, peer_shut_ = false, read_open_ = true;
   bool authorized_ = false;
+  bool encryption_agreed_ = false;  // authorize(true): a SECURE may come
+  bool input_secured_ = false, output_secured_ = false, secure_queued_ = false;
   std::string held_;  // the held frame, described
   std::uint64_t frames_in_ = 0, discarded_ = 0;
 

@@ -1,0 +1,74 @@
+// The messages of a session's start, sent under TLS (handshake.hpp) before
+// either side exposes any memory, so everything in them is authenticated:
+//   dialer -> acceptor   hello     who it claims to be, its identity block,
+//                                  its run (incarnation), its terms
+//   acceptor -> dialer   hello     the same, or a refusal with the reason
+//   dialer -> acceptor   confirm   or a refusal with the reason
+// Then the session starts, both sides having judged the other and each
+// told why if not.
+//
+//   u8 kind (1 hello, 2 refusal, 3 confirm)
+//   hello:   u8 flags (1: wants the stream encrypted, 2: an identity
+//            follows), u8 name length (1..64), name, u16 max_buffers,
+//            u32 max_body, u64 arena_size, u64 incarnation (random per run),
+//            u32 silence limit (ms after which the sender declares a silent
+//            peer lost; 0: never), [identity: u32 process id, 20 bytes host
+//            id (the CAF node id its actor handles carry), u16 listen port,
+//            u8 host length, host (empty: the address it connects from)]
+//   refusal: u16 length (at most 1024), text
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace riomesh::actors {
+
+// A node as actor handles name it (CAF's node id: a host id and a process
+// id), and where it listens.
+struct node_identity {
+  std::uint32_t process_id = 0;
+  std::array<std::uint8_t, 20> host_id{};
+  std::string listen_host;  // empty: the address its connections come from
+  std::uint16_t listen_port = 0;
+  bool valid() const {
+    for (auto b : host_id)
+      if (b != 0)
+        return true;
+    return false;
+  }
+};
+
+struct session_terms {
+  std::uint64_t arena_size = 0;
+  std::uint32_t max_body = 0;
+  std::uint16_t max_buffers = 0;
+  std::uint64_t incarnation = 0;
+  std::uint32_t silence_limit_ms = 0;
+  node_identity identity;  // not valid() if the peer sent none (a tool, not a node)
+};
+
+struct session_hello {
+  std::string name;
+  session_terms terms;
+  bool encrypt = false;  // wants the rest of the stream encrypted
+};
+
+std::vector<unsigned char> encode_hello(const session_hello& h);
+std::vector<unsigned char> encode_refusal(const std::string& why);
+std::vector<unsigned char> encode_confirm();
+
+// One of them, read back; `error` names what was malformed.
+struct session_message {
+  enum class kind { hello, refusal, confirm, malformed } what = kind::malformed;
+  session_hello hello;
+  std::string text;  // the refusal's reason (printable), or what was malformed
+};
+session_message decode_session_message(const std::vector<unsigned char>& bytes);
+
+// A listen host a peer may name: an address or a DNS name, no more.
+bool is_listen_host(const std::string& host);
+
+}  // namespace riomesh::actors
