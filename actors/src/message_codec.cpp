@@ -22,6 +22,9 @@ struct codec_context {
   std::vector<bool> used;
   std::size_t body_size = 0;
   std::uint64_t copied = 0;  // buffer bytes that went inline, through the body
+  // Encoding: the serializer's bytes, and where inline buffer bytes went.
+  const std::vector<char>* sink_bytes = nullptr;
+  std::vector<std::pair<std::size_t, std::size_t>>* opaque = nullptr;
 };
 
 thread_local codec_context* current = nullptr;
@@ -60,12 +63,19 @@ caf::error save_buffer(caf::serializer& f, const buffer& x) {
     ctx->copied += n;
   // A gathered buffer goes inline piece after piece: one sequence of bytes.
   auto bytes = [&]() -> caf::error {
-    if (!x.gathered())
-      return n > 0 ? f.apply_raw(n, const_cast<unsigned char*>(x.data())) : caf::error{};
-    for (const auto& p : x.pieces())
-      if (auto err = f.apply_raw(p.size(), const_cast<unsigned char*>(p.data())))
-        return err;
-    return {};
+    auto from = ctx && ctx->sink_bytes ? ctx->sink_bytes->size() : 0;
+    caf::error err;
+    if (!x.gathered()) {
+      if (n > 0)
+        err = f.apply_raw(n, const_cast<unsigned char*>(x.data()));
+    } else {
+      for (const auto& p : x.pieces())
+        if ((err = f.apply_raw(p.size(), const_cast<unsigned char*>(p.data()))))
+          break;
+    }
+    if (!err && ctx && ctx->opaque && n > 0)
+      ctx->opaque->emplace_back(from, ctx->sink_bytes->size());
+    return err;
   };
   return caf::error::eval([&] { return f(tag); }, [&] { return f.begin_sequence(n); }, bytes,
                           [&] { return f.end_sequence(); });
@@ -117,12 +127,15 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
   ctx.placed_out = &out.placed;
   detail::scope s(&ctx);
   std::vector<char> bytes;
+  ctx.sink_bytes = &bytes;
+  ctx.opaque = &out.opaque;
   caf::binary_serializer sink{context ? context : sys.dummy_execution_unit(), bytes};
   // msg.save, not sink(msg): the latter drops the error of an unregistered
   // type and writes nothing (caf-0.17.md §4).
   if (auto err = msg.save(sink)) {
     error = "cannot encode " + to_string(msg) + ": " + sys.render(err);
     out.placed.clear();
+    out.opaque.clear();
     return false;
   }
   out.body.assign(bytes.begin(), bytes.end());

@@ -5,6 +5,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/message.hpp>
 #include <caf/typed_response_promise.hpp>
 
 #include <chrono>
@@ -28,6 +29,7 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.undeliverable", n.undeliverable);
   add("node.bad_inbound", n.bad_inbound);
   add("node.system_refused", n.system_refused);
+  add("node.links_refused", n.links_refused);
   add("node.thens_carried", n.thens_carried);
   add("node.grants_fetched", n.grants_fetched);
   add("node.grants_served", n.grants_served);
@@ -134,6 +136,19 @@ caf::behavior admin(caf::event_based_actor* self, caf::actor directory,
 }
 
 }  // namespace
+
+std::string admin_refusal(const caf::message& msg, bool admin) {
+  if (admin)
+    return {};
+  if (msg.size() >= 1 && msg.match_element<caf::atom_value>(0)) {
+    auto what = msg.get_as<caf::atom_value>(0);
+    if (what == ping_atom::value || what == report_atom::value || what == list_atom::value)
+      return {};
+  }
+  return std::string{admin_name} +
+         " answers members ping, stat and list only; dialing, resolving and other control "
+         "are for the node's own process and for keys cluster.admins names";
+}
 
 caf::actor spawn_admin(caf::actor_system& sys, caf::actor directory,
                        std::vector<std::pair<std::string, std::string>> facts,

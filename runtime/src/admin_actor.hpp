@@ -16,4 +16,9 @@ caf::actor spawn_admin(caf::actor_system& sys, caf::actor directory,
                        std::vector<std::pair<std::string, std::string>> facts,
                        std::function<published_list()> published);
 
+// What a member may ask the admin actor: ping, stat and list. Dialing and
+// resolving through the node are control, for its own process and for
+// holders of a key cluster.admins names (`admin`). Empty: allowed.
+std::string admin_refusal(const caf::message& msg, bool admin);
+
 }  // namespace riomesh::detail

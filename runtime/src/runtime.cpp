@@ -258,6 +258,7 @@ struct runtime::impl {
 runtime::runtime(config::settings settings, configure_fn configure)
     : impl_(std::make_unique<impl>(std::move(settings), configure)) {
   publish(impl_->admin, admin_name);
+  impl_->x->guard(caf::actor_cast<caf::strong_actor_ptr>(impl_->admin), detail::admin_refusal);
 }
 
 runtime runtime::from_file(const std::string& path, const config::overrides& extra,

@@ -176,7 +176,7 @@ TEST_CASE("hostile: a member's CAF system messages to a published actor are refu
                [&](caf::error& e) { FAIL(s.honest->system().render(e)); });
   s.still_serves();
   auto log = s.victim.log();
-  CHECK(log.find("from node 'member' to actor " + std::to_string(calc_id)) != std::string::npos);
+  CHECK(log.find("from node 'member': to actor " + std::to_string(calc_id)) != std::string::npos);
   CHECK(log.find("lost node 'member'") == std::string::npos);
   CHECK(s.victim.stop() == 0);
 }

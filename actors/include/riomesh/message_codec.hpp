@@ -21,6 +21,9 @@ struct encoded_message {
   std::vector<unsigned char> body;
   std::vector<buffer> placed;  // for descriptors 0, 1, ... in this order
   std::uint64_t copied = 0;    // buffer bytes that went inline instead
+  // Where in the body those inline bytes lie, [begin, end): application
+  // data, in which nothing of CAF's (an actor handle) can be.
+  std::vector<std::pair<std::size_t, std::size_t>> opaque;
 };
 
 // False with `error` set (the message names the type that failed).

@@ -40,6 +40,8 @@ const char* to_string(envelope_kind k) {
       return "grant status";
     case envelope_kind::node_info:
       return "node info";
+    case envelope_kind::introduce:
+      return "introduce";
   }
   return "unknown";
 }

@@ -10,7 +10,7 @@ namespace {
 
 bool known_kind(std::uint8_t k) {
   return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
-         k <= static_cast<std::uint8_t>(envelope_kind::grant_status);
+         k <= static_cast<std::uint8_t>(envelope_kind::introduce);
 }
 
 }  // namespace

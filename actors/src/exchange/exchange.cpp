@@ -9,12 +9,19 @@
 #include <riomesh/message_codec.hpp>
 
 #include <caf/actor_system.hpp>
+#include <caf/binary_serializer.hpp>
 #include <caf/mailbox_element.hpp>
 
 namespace riomesh::actors {
 
 exchange::exchange(caf::actor_system& sys, exchange_params p)
     : impl_(std::make_shared<impl>(sys, std::move(p))) {
+  // What CAF writes for a node id: the scanner finds handles by its start.
+  std::vector<char> bytes;
+  caf::binary_serializer sink{sys.dummy_execution_unit(), bytes};
+  auto id = sys.node();
+  if (!sink(id))
+    impl_->scanner = handle_scan(std::vector<unsigned char>(bytes.begin(), bytes.end()));
   impl_->shared_self = impl_;
 }
 
@@ -147,11 +154,12 @@ void exchange::impl::keep_findable(const caf::strong_actor_ptr& who) {
   sys.registry().put(who->id(), who);
 }
 
-void exchange::impl::export_sender(const caf::strong_actor_ptr& who, const std::string& peer) {
+void exchange::impl::export_to(const caf::strong_actor_ptr& who, const std::string& peer,
+                               access a) {
   bool watch = false;
   {
     std::lock_guard<std::mutex> guard(tables_lock);
-    watch = exports.learn(who->id(), caf::actor_cast<caf::weak_actor_ptr>(who), peer, who);
+    watch = exports.learn(who->id(), caf::actor_cast<caf::weak_actor_ptr>(who), peer, who, a);
     if (watch)
       exports.watched(who->id());
   }
@@ -172,6 +180,7 @@ void exchange::impl::exported_exit(std::uint64_t id, const caf::error& reason) {
   {
     std::lock_guard<std::mutex> guard(tables_lock);
     peers = exports.exited(id);
+    guards.erase(id);
   }
   auto text = sys.render(reason);
   for (const auto& peer : peers) {
@@ -180,6 +189,31 @@ void exchange::impl::exported_exit(std::uint64_t id, const caf::error& reason) {
     e.sender = id;
     e.body.assign(text.begin(), text.end());
     send_control(peer, std::move(e));
+  }
+}
+
+// The handles written into a message for `peer`: ours it may address and
+// link to from now on; a third node's is introduced to that node, which
+// lets `peer` do the same there if we may.
+void exchange::impl::hand_over(const std::string& peer, const encoded_message& enc) {
+  auto handles = scanner.scan(enc.body.data(), enc.body.size(), enc.opaque);
+  if (handles.empty())
+    return;
+  auto own = node_table::key_of(identity_of(sys.node()));
+  for (const auto& h : handles) {
+    if (h.node == own) {
+      if (auto who = sys.registry().get(h.actor))  // CAF put it there as it wrote it
+        export_to(who, peer, access::link);
+      continue;
+    }
+    auto n = nodes->by_id(h.node);
+    if (!n || n->name == peer)
+      continue;  // the peer's own actor, or a node we cannot tell
+    envelope e;
+    e.kind = envelope_kind::introduce;
+    e.receiver = h.actor;
+    e.body.assign(peer.begin(), peer.end());
+    send_control(n->name, std::move(e));
   }
 }
 
@@ -223,7 +257,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
   // without (a request's answer still finds it, through this node).
   if (sender && sender->node() == x.sys.node()) {
     m.env.sender = sender->id();
-    x.export_sender(sender, peer);
+    x.export_to(sender, peer, access::reach);
   } else if (sender && mid.is_request()) {
     m.env.sender = relay_sender;
   }
@@ -233,6 +267,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
                       &x.codec))
     return x.undeliverable(peer, wait, sender, mid, proxy,
                            make_error(errc::encode_failure, "to node '" + peer + "': " + error));
+  x.hand_over(peer, enc);
   auto l = route_to(peer);
   if (!l) {
     // A node being dialed (learned from a handle): the message waits.
@@ -345,6 +380,13 @@ bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who
   return true;
 }
 
+void exchange::guard(const caf::strong_actor_ptr& who, member_guard g) {
+  if (!who)
+    return;
+  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  impl_->guards[who->id()] = std::move(g);
+}
+
 bool exchange::unpublish(const std::string& name) {
   std::uint64_t unkept = 0;
   {
@@ -439,6 +481,10 @@ void exchange::lose_all(const caf::error& why) {
     lose_peer(p, why);
 }
 
+void exchange::unreachable(const std::string& peer, const caf::error& why) {
+  impl_->route_failed(peer, why);
+}
+
 bool exchange::congested(const std::string& peer) const {
   std::lock_guard<std::mutex> guard(impl_->tables_lock);
   return impl_->congested_peers.count(peer) > 0;
@@ -513,6 +559,7 @@ directory_counters exchange::counters() const {
   out.undeliverable = c.undeliverable;
   out.bad_inbound = c.bad_inbound;
   out.system_refused = c.system_refused;
+  out.links_refused = c.links_refused;
   out.thens_carried = c.thens_carried;
   out.grants_fetched = c.grants_fetched;
   out.grants_served = c.grants_served;

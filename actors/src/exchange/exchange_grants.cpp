@@ -134,8 +134,7 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
   std::string error;
   auto r = decode_grant_request(in.body, error);
   if (!r) {
-    ++count.bad_inbound;
-    logging::warn(params.node_name, "from node '" + peer + "': " + error);
+    misbehaved(l, error);
     return answer_use(l, in.request_id, grant_status::refused, error);
   }
   grant_verdict v;
@@ -145,11 +144,8 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
   }
   if (v.unmap)
     l.unexpose(*v.unmap);
-  if (v.st == grant_status::refused || v.st == grant_status::out_of_range) {
-    // Our own holders check first: this is a peer that does not.
-    ++count.bad_inbound;
-    logging::warn(params.node_name, "from node '" + peer + "': " + v.why);
-  }
+  if (v.st == grant_status::refused || v.st == grant_status::out_of_range)
+    misbehaved(l, v.why);  // our own holders check first: this is a peer that does not
   if (r->done)
     return judge_done(l, in, *r, v);
   if (v.st == grant_status::ok && r->op != grant_op::read) {
@@ -279,7 +275,7 @@ void exchange::impl::carry_then(link& l, grant_request& r, outbound_message& m, 
     return;
   if (w.status_to && w.status_to->node() == sys.node()) {
     m.env.sender = w.status_to->id();
-    export_sender(w.status_to, l.peer_name());
+    export_to(w.status_to, l.peer_name(), access::reach);
   }
   count.payload_copied_out += enc.copied;
   r.then_to = w.then_to->id();
@@ -439,18 +435,12 @@ void exchange::impl::grant_answered(link& l, const envelope& in) {
   const auto& peer = l.peer_name();
   std::string error;
   auto a = decode_grant_answer(in.body, error);
-  if (!a) {
-    ++count.bad_inbound;
-    return logging::warn(params.node_name, "from node '" + peer + "': " + error);
-  }
+  if (!a)
+    return misbehaved(l, error);
   auto w = take_wait(in.request_id, l.id());
-  if (!w) {
-    ++count.bad_inbound;
-    return logging::warn(params.node_name, "from node '" + peer +
-                                               "': a grant status for operation " +
-                                               std::to_string(in.request_id) +
-                                               ", which this node did not ask it for");
-  }
+  if (!w)
+    return misbehaved(l, "a grant status for operation " + std::to_string(in.request_id) +
+                             ", which this node did not ask it for");
   // A read's bytes are in place (they came ahead of this): the owner may
   // not write there any more, and a read waiting for the map slot may go.
   if (w->into_map) {

@@ -181,14 +181,15 @@ bool exchange::impl::learn_peer(link& l) {
 // has, or never was).
 void exchange::impl::watched(link& l, const envelope& in) {
   caf::strong_actor_ptr who;
+  auto a = access::none;
   {
     std::lock_guard<std::mutex> guard(tables_lock);
-    who = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
+    a = exports.access_of(in.receiver, l.peer_name());
+    if (a != access::none)
+      who = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
   }
-  if (!who)
-    who = sys.registry().get(in.receiver);  // a handle we wrote: CAF keeps it there
   if (who) {
-    export_sender(who, l.peer_name());
+    export_to(who, l.peer_name(), a);
     return;
   }
   outbound_message m;
@@ -205,13 +206,23 @@ void exchange::impl::watched(link& l, const envelope& in) {
 // the link carries that exit on, as a link between local actors would.
 void exchange::impl::linked(link& l, const envelope& in, bool establish) {
   caf::strong_actor_ptr target;
+  auto a = access::none;
   {
     std::lock_guard<std::mutex> guard(tables_lock);
-    target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
+    a = exports.access_of(in.receiver, l.peer_name());
+    if (a != access::none)
+      target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
   }
-  if (!target)
-    target = sys.registry().get(in.receiver);
-  auto linker = proxy_for(l.peer_name(), in.sender);
+  // A link lets the peer's actor's exit end ours: only an actor handed to
+  // the peer (its handle sent to it) takes one. Reaching it by name, or
+  // hearing from it, is not enough.
+  if (establish && target && a != access::link) {
+    ++count.links_refused;
+    return refuse(l, in, errc::refused,
+                  "a link to actor " + std::to_string(in.receiver) +
+                      ", which was never handed to this node (published or sending is not enough)");
+  }
+  auto linker = target ? proxy_for(l.peer_name(), in.sender) : nullptr;
   if (!target) {
     if (establish) {  // it has exited: the linked actor must hear so
       envelope e;
@@ -277,7 +288,7 @@ void exchange::impl::node_info(link& l, const envelope& in) {
       return bad();
     bool known = b[at++] != 0;
     if (!known) {
-      unresolvable_nodes.insert(key);
+      note_unresolvable(key);
       continue;
     }
     if (at >= b.size() || at + 1 + b[at] > b.size())
@@ -294,7 +305,7 @@ void exchange::impl::node_info(link& l, const envelope& in) {
     where.port = wire::load_le<std::uint16_t>(b.data() + at);
     at += 2;
     if (!config::is_node_name(name) || name == params.node_name) {
-      unresolvable_nodes.insert(key);
+      note_unresolvable(key);
       continue;
     }
     node_identity id;
@@ -311,6 +322,16 @@ void exchange::impl::node_info(link& l, const envelope& in) {
     }
   }
   deliver_parked(l);
+}
+
+void exchange::impl::note_unresolvable(const node_table::key& k) {
+  if (!unresolvable_nodes.insert(k).second)
+    return;
+  unresolvable_order.push_back(k);
+  if (unresolvable_order.size() > max_unresolvable) {
+    unresolvable_nodes.erase(unresolvable_order.front());
+    unresolvable_order.pop_front();
+  }
 }
 
 // A message naming nodes we do not know waits, and so does what the link

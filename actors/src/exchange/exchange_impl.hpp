@@ -8,10 +8,12 @@
 #include <riomesh/actors/directory/export_table.hpp>
 #include <riomesh/actors/directory/pending_table.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/exchange/handle_scan.hpp>
 #include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/grants/grant_wire.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/errc.hpp>
+#include <riomesh/message_codec.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/actor_control_block.hpp>
@@ -134,7 +136,10 @@ struct exchange::impl : caf::proxy_registry::backend {
                      const caf::strong_actor_ptr& proxy, caf::error why);
   void fail_request(const request_wait& w, caf::error why);
   caf::error not_connected(const std::string& peer) const;
-  void export_sender(const caf::strong_actor_ptr& who, const std::string& peer);
+  // Lets `peer` address `who` (and link to it: access::link), keeping it
+  // alive while the peer is connected, and telling the peer of its exit.
+  void export_to(const caf::strong_actor_ptr& who, const std::string& peer, access a);
+  void hand_over(const std::string& peer, const encoded_message& enc);
   // Puts a local actor a peer knows by id into CAF's registry, until it exits.
   void keep_findable(const caf::strong_actor_ptr& who);
   void exported_exit(std::uint64_t id, const caf::error& reason);
@@ -194,7 +199,14 @@ struct exchange::impl : caf::proxy_registry::backend {
   void deliver(link& l, inbound_message& m);
   void complete(link& l, inbound_message& m);
   void answer_resolve(link& l, const envelope& in);
+  void introduced(link& l, const envelope& in);
+  // Why a published actor's guard refuses `msg` from l's peer (empty: it
+  // does not, or there is none).
+  std::string guarded(const caf::strong_actor_ptr& target, const caf::message& msg, link& l);
   void refuse(link& l, const envelope& in, errc code, const std::string& why);
+  // What l's peer sent was refused: counted, logged within the peer's
+  // bounds, and past them the peer is cut off (refusal_meter).
+  void misbehaved(link& l, const std::string& what);
 
   caf::actor_system& sys;
   exchange_params params;
@@ -219,6 +231,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   // proxy, one address) until it exits or its node is lost.
   caf::proxy_registry proxies;
   codec_unit codec;
+  // Finds the actor handles in what this node sends (hand_over).
+  handle_scan scanner{std::vector<unsigned char>{}};
   // Per peer, for the bound; and the node ids its proxies carry (a peer
   // that restarted has had two).
   std::mutex proxies_lock;
@@ -232,6 +246,9 @@ struct exchange::impl : caf::proxy_registry::backend {
   // nodes a peer asked of did not know.
   std::map<std::uint64_t, parked_link> parked;
   std::set<node_table::key> unresolvable_nodes;
+  std::deque<node_table::key> unresolvable_order;  // oldest first, for the bound
+  static constexpr std::size_t max_unresolvable = 4096;
+  void note_unresolvable(const node_table::key& k);
   std::uint64_t next_query = 1;
 
   // Grants: those this node gave, and its uses of others' (exchange_grants.cpp).
@@ -246,6 +263,8 @@ struct exchange::impl : caf::proxy_registry::backend {
 
   mutable std::mutex tables_lock;
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
+  // Published actors that answer members some messages only, by id.
+  std::map<std::uint64_t, member_guard> guards;
   pending_table<request_wait> requests;
   std::set<std::string> congested_peers;
   std::map<std::string, std::string> last_failure;  // why a peer's link ended
@@ -254,6 +273,7 @@ struct exchange::impl : caf::proxy_registry::backend {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},
         bytes_placed_out{0}, bytes_placed_in{0}, payload_copied_out{0}, payload_copied_in{0},
         direct_writes{0}, undeliverable{0}, bad_inbound{0}, system_refused{0},
+        links_refused{0},   // links from peers to actors never handed to them
         thens_carried{0},   // `then` messages delivered from the grant use they rode on
         grants_fetched{0},  // reads and atomics of peers' grants done one-sided
         grants_served{0};   // reads of our grants served by writing, atomics run here

@@ -78,10 +78,29 @@ decoded decode_counted(exchange::impl& x, link& l, inbound_message& m, caf::mess
 
 // An error envelope back to the peer, for a request it made: the riomesh
 // error code (one byte), then text.
-void exchange::impl::refuse(link& l, const envelope& in, errc code, const std::string& why) {
+void exchange::impl::misbehaved(link& l, const std::string& what) {
   ++count.bad_inbound;
-  auto where = "from node '" + l.peer_name() + "' to actor " + std::to_string(in.receiver) + ": ";
-  logging::warn(params.node_name, where + why);
+  auto v = l.refusals().note(std::chrono::steady_clock::now());
+  const auto& peer = l.peer_name();
+  if (v.unlogged > 0)
+    logging::warn(params.node_name, "from node '" + peer + "': " + std::to_string(v.unlogged) +
+                                        " more refusals were counted, not logged");
+  if (v.log)
+    logging::warn(params.node_name, "from node '" + peer + "': " + what);
+  else if (v.first_unlogged)
+    logging::warn(params.node_name, "from node '" + peer + "': " + what +
+                                        " (more refusals from it are counted, not logged, for "
+                                        "10 s)");
+  if (v.cut) {
+    logging::warn(params.node_name, "node '" + peer +
+                                        "' is cut off: more than 100 of its "
+                                        "messages refused within 10 s");
+    l.cut("more than 100 of its messages were refused within 10 s");
+  }
+}
+
+void exchange::impl::refuse(link& l, const envelope& in, errc code, const std::string& why) {
+  misbehaved(l, "to actor " + std::to_string(in.receiver) + ": " + why);
   if (in.kind != envelope_kind::request)
     return;
   outbound_message m;
@@ -104,16 +123,13 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
   caf::strong_actor_ptr target;
   {
     std::lock_guard<std::mutex> guard(tables_lock);
-    target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(env.receiver));
+    target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(env.receiver, peer));
   }
-  if (!target) {
-    // An actor whose handle this node wrote into a message: CAF keeps it.
-    if ((target = sys.registry().get(env.receiver)))
-      export_sender(target, peer);
-    else
-      return refuse(l, env, errc::actor_exited,
-                    "no such actor (it exited, or was never published)");
-  }
+  // An actor this peer was never given is refused as one that does not
+  // exist: ids say nothing of what else lives here.
+  if (!target)
+    return refuse(l, env, errc::actor_exited,
+                  "no such actor (it exited, or was never published or handed to this node)");
   caf::message msg;
   std::string error;
   switch (decode_counted(*this, l, m, msg, error)) {
@@ -131,6 +147,8 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
                       ") from the wire; links and monitors across nodes are riomesh's own, and "
                       "it makes their messages itself");
   }
+  if (auto why = guarded(target, msg, l); !why.empty())
+    return refuse(l, env, errc::refused, why);
   caf::strong_actor_ptr sender;
   if (env.sender != 0 && !(sender = proxy_for(peer, env.sender)))
     return refuse(l, env, errc::refused,
@@ -193,8 +211,29 @@ void exchange::impl::answer_resolve(link& l, const envelope& in) {
     }
   }
   if (who)
-    export_sender(who, l.peer_name());
+    export_to(who, l.peer_name(), access::reach);
   submit(l, std::move(m));
+}
+
+// A member hands one of our actors it was handed on to another node.
+void exchange::impl::introduced(link& l, const envelope& in) {
+  std::string to(in.body.begin(), in.body.end());
+  bool ok = false;
+  if (config::is_node_name(to) && to != params.node_name) {
+    std::lock_guard<std::mutex> guard(tables_lock);
+    ok = exports.introduce(in.receiver, l.peer_name(), to);
+  }
+  if (!ok)
+    refuse(l, in, errc::refused,
+           "an introduction of actor " + std::to_string(in.receiver) + " to '" +
+               config::printable(to) + "', which it was not handed");
+}
+
+std::string exchange::impl::guarded(const caf::strong_actor_ptr& target, const caf::message& msg,
+                                    link& l) {
+  std::lock_guard<std::mutex> guard(tables_lock);
+  auto it = guards.find(target->id());
+  return it == guards.end() ? std::string{} : it->second(msg, l.admin());
 }
 
 void exchange::inbound(link& l, inbound_message& m) {
@@ -246,6 +285,8 @@ void exchange::inbound(link& l, inbound_message& m) {
       return x.use_granted(l, m.env);
     case envelope_kind::grant_status:
       return x.grant_answered(l, m.env);
+    case envelope_kind::introduce:
+      return x.introduced(l, m.env);
     case envelope_kind::release:
     case envelope_kind::piece:
     case envelope_kind::farewell:

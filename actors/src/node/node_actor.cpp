@@ -20,6 +20,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 #include <utility>
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<riomesh::channels::channel>)
@@ -28,6 +29,8 @@ namespace riomesh::actors {
 namespace {
 
 using clock = redial_schedule::clock;
+
+constexpr double learned_dial_burst = 16;
 
 struct node_state {
   struct entry {
@@ -70,6 +73,12 @@ struct node_state {
   std::uint64_t next_key = 1;
   std::map<std::uint64_t, caf::response_promise> waiting;
   std::map<std::uint64_t, address_dial> address_dials;
+  // Nodes peers named (the node of a handle they sent), dialed once each
+  // time they are named, never redialed; bounded in number and rate.
+  std::set<std::string> learned;
+  double dial_tokens = learned_dial_burst;
+  clock::time_point tokens_at = clock::now();
+  std::uint64_t learned_refused = 0;
 
   ~node_state() {
     if (listener)
@@ -80,6 +89,11 @@ struct node_state {
 const char* node_state::name = "riomesh.node";
 
 using self_ptr = caf::stateful_actor<node_state>*;
+
+// Dials peers cause: at most this many nodes at once, started at most this
+// often (a burst, then a steady rate).
+constexpr std::size_t max_learned = 64;
+constexpr double learned_dials_per_second = 10;
 
 const std::string& me(self_ptr self) {
   return self->state.params.connection.node_name;
@@ -210,6 +224,44 @@ void keep_dialing(self_ptr self, const std::string& name, const config::endpoint
     self->send(self, redial_atom::value);
 }
 
+// A node a peer named: dialed if this node could authenticate it, within
+// the bounds; what waits for it fails at once otherwise.
+void dial_learned(self_ptr self, const std::string& name, const config::endpoint& to) {
+  auto& st = self->state;
+  if (st.stopping || st.configured.count(name) || st.by_peer.count(name) || name == me(self) ||
+      st.learned.count(name))
+    return;
+  const auto& creds = st.params.connection.tls->creds();
+  std::string why;
+  auto now = clock::now();
+  st.dial_tokens =
+      std::min(learned_dial_burst,
+               st.dial_tokens + learned_dials_per_second *
+                                    std::chrono::duration<double>(now - st.tokens_at).count());
+  st.tokens_at = now;
+  if (creds.secret.empty() && !creds.trusted.empty() && !creds.trusted.count(name))
+    why =
+        "this node could not authenticate it (no cluster secret, and no key for it in the "
+        "keyring)";
+  else if (st.learned.size() >= max_learned)
+    why = std::to_string(max_learned) + " nodes named by peers are dialed or connected already";
+  else if (st.dial_tokens < 1)
+    why = "peers named more than " + std::to_string(int(learned_dials_per_second)) +
+          " new nodes a second";
+  if (!why.empty()) {
+    if (st.learned_refused++ % 100 == 0)
+      logging::warn(me(self), "not dialing node '" + name + "', which a peer named: " + why + " (" +
+                                  std::to_string(st.learned_refused) + " refused so far)");
+    st.x->unreachable(name,
+                      make_error(errc::not_connected,
+                                 "node '" + name + "' (named by a peer): not dialed: " + why));
+    return;
+  }
+  st.dial_tokens -= 1;
+  st.learned.insert(name);
+  self->system().spawn(dial, caf::actor_cast<caf::actor>(self), name, to, st.params.channel);
+}
+
 void dial_due(self_ptr self) {
   auto& st = self->state;
   st.timer_set = false;
@@ -232,7 +284,9 @@ void dial_due(self_ptr self) {
 void lost(self_ptr self, const std::string& peer, const std::string& reason, bool stopped = false) {
   auto& st = self->state;
   if (st.by_peer.count(peer))
-    return;  // still connected, through the link that was kept
+    return;                    // still connected, through the link that was kept
+  if (st.learned.erase(peer))  // named by a peer: what waits for it fails, no redial
+    st.x->unreachable(peer, make_error(errc::not_connected, "node '" + peer + "': " + reason));
   self->send(st.owner, closed_atom::value, peer, reason, stopped);
   if (st.configured.count(peer)) {
     st.redial->failed(peer, clock::now());
@@ -474,10 +528,9 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
           lost(self, peer, "cannot connect: " + error);
       },
       [=](connected_atom, std::shared_ptr<link>& l) { on_connected(self, l); },
-      // A node named by a peer (the node of a handle it sent): kept dialed.
+      // A node named by a peer (the node of a handle it sent).
       [=](dial_atom, const std::string& name, const std::string& host, std::uint16_t port) {
-        if (!self->state.stopping)
-          keep_dialing(self, name, config::endpoint{host, port});
+        dial_learned(self, name, config::endpoint{host, port});
       },
       // Connect to whatever node listens at host:port: its name, once set up.
       [=](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<std::string> {

@@ -47,6 +47,7 @@ struct directory_counters {
   std::uint64_t undeliverable = 0;   // refused locally (congested, encode, not connected)
   std::uint64_t bad_inbound = 0;     // decode failures, unknown receivers, refusals
   std::uint64_t system_refused = 0;  // CAF system messages from the wire, refused
+  std::uint64_t links_refused = 0;   // links to actors never handed to the peer
   std::uint64_t thens_carried = 0;   // grant `then` messages delivered from their use
   // Reads and atomics of peers' grants this node did one-sided (RDMA READ,
   // verbs atomics), and those of its own grants its I/O thread served

@@ -60,6 +60,9 @@ enum class envelope_kind : std::uint8_t {
   // atomic's old value).
   grant_use = 16,
   grant_status = 17,
+  // receiver: an actor of ours the sender was handed; body: the name of the
+  // node it handed it on to, which may then address it and link to it.
+  introduce = 18,
 };
 const char* to_string(envelope_kind k);
 

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -34,6 +35,9 @@ struct directory_counters;
 class io_loop;
 class node_table;
 struct io_executor_limits;
+
+// What a published actor lets members send it: empty, or why not.
+using member_guard = std::function<std::string(const caf::message&, bool admin)>;
 
 struct exchange_params {
   std::string node_name;
@@ -123,6 +127,9 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
 
   // ---- the tables (the directory actor, any thread) -------------------------
   bool publish(const std::string& name, const caf::strong_actor_ptr& who, std::string interface);
+  // Members may send `who` only what `guard` lets through (its refusal,
+  // empty if none; `admin`: the peer holds a key cluster.admins names).
+  void guard(const caf::strong_actor_ptr& who, member_guard guard);
   bool unpublish(const std::string& name);
   // The actor published as `name` here: null if none.
   caf::strong_actor_ptr published(const std::string& name, std::string* interface) const;
@@ -142,6 +149,9 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   void lose_peer(const std::string& peer, const caf::error& why);
   // Every peer, for stopping.
   void lose_all(const caf::error& why);
+  // `peer` will not be dialed (a node a peer named, refused or failed): what
+  // waits for its route fails with `why`.
+  void unreachable(const std::string& peer, const caf::error& why);
   // Whether a send to `peer` was refused as congested since it last drained.
   bool congested(const std::string& peer) const;
   void drained(const std::string& peer);

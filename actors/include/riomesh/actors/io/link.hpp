@@ -11,6 +11,7 @@
 
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/connection/connection_params.hpp>
+#include <riomesh/actors/connection/refusal_meter.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/io/outbox.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
@@ -105,6 +106,10 @@ class link : public std::enable_shared_from_this<link> {
   void drain(std::function<void()> done);
   // Ends it now, without a word (the node keeps another link to the peer).
   void drop(const std::string& reason);
+  // Ends an established session the peer abused, telling it in band.
+  void cut(const std::string& reason) { leave(reason); }
+  // How many of the peer's messages were refused, and what that calls for.
+  refusal_meter& refusals() { return refusals_; }
   // Maps `b` for the peer: the offset, or the error text. `access`
   // (channels::map_access) beyond write needs reads_one_sided(). A map
   // without write access gets an offset from read_maps_from on, so the
@@ -155,6 +160,7 @@ class link : public std::enable_shared_from_this<link> {
   std::uint64_t next_map_ = std::uint64_t{1} << 40;
   std::uint64_t next_read_map_ = read_maps_from;
   std::vector<inbound_message> arrived_;
+  refusal_meter refusals_;
 
   bool closed_ = false;
   std::atomic<bool> stopping_{false};  // drain() was asked: refuse new sends
