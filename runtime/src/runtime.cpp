@@ -149,6 +149,13 @@ struct runtime::impl {
                                config::to_string(settings.node.listen) +
                                " without a cluster secret; set cluster.secret_file, listen on "
                                "loopback, or set cluster.insecure: true");
+    if (settings.cluster.secret.empty() && settings.cluster.keys.empty())
+      logging::warn(settings.node.name,
+                    "this node accepts unauthenticated peers: it has no cluster secret and no "
+                    "keys, so any process that reaches " +
+                        config::to_string(settings.node.listen) +
+                        " may join under any name it likes (set cluster.secret_file or give "
+                        "nodes keys: docs/security.md)");
     auto params = directory_params_of(settings);
     std::string error;
     // Device memory that cannot be had is a configuration error: say so

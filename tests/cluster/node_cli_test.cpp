@@ -3,6 +3,9 @@
 // stat, and stops cleanly on SIGTERM and SIGINT.
 #include <node_process.hpp>
 
+#include <riomesh/config/loader.hpp>
+#include <riomesh/config/secret_file.hpp>
+
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -12,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,7 +26,19 @@ using pubsub::launch::node_process;
 using namespace std::chrono_literals;
 
 const std::string bin = RIOMESH_BINARY_DIR;
-const std::string cluster = std::string{RIOMESH_SOURCE_DIR} + "/examples/pubsub/cluster/";
+
+// The example cluster's folder, its secret made as pubsub-cluster makes it
+// on a first run (these tests run its nodes by hand).
+std::string cluster_dir() {
+  auto dir = std::string{RIOMESH_SOURCE_DIR} + "/examples/pubsub/cluster/";
+  auto secret = riomesh::config::secret_file_named_in(dir + "broker.yaml");
+  std::string error;
+  if (!secret.empty() && !std::filesystem::exists(secret))
+    if (!riomesh::config::make_secret_file(secret, error) && !std::filesystem::exists(secret))
+      throw std::runtime_error(error);
+  return dir;
+}
+const std::string cluster = cluster_dir();
 
 // Runs a process to its end (at most `limit`), all its output in `out`.
 int run(const std::vector<std::string>& argv, std::string& out, std::chrono::seconds limit = 30s) {
@@ -132,8 +148,15 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
     CHECK(has(out, "reply from broker (127.0.0.1:7481): seq=3"));
     CHECK(has(out, "3 sent, 3 replies, round trip min"));
     out.clear();
+    // By address, without the cluster's secret: refused, and told why.
     CHECK(run({cli(), "stat", "broker", "--at", "127.0.0.1:7481", "--interval", "200ms"}, out) ==
-          0);
+          1);
+    CHECK(has(out, "the peer did not prove the cluster secret"));
+    out.clear();
+    auto secret = riomesh::config::secret_file_named_in(cluster + "broker.yaml");
+    CHECK(run({cli(), "stat", "broker", "--at", "127.0.0.1:7481", "--secret-file", secret,
+               "--interval", "200ms"},
+              out) == 0);
     CHECK(has(out, "node broker (pid "));
     CHECK(has(out, "fabric: tcp: no RDMA device found"));
     CHECK(has(out, "messages_in"));
@@ -142,15 +165,16 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
     CHECK(has(out, "arena used"));
     CHECK(has(out, "copied: payload bytes received inline"));  // the columns explained
     out.clear();
-    CHECK(run({cli(), "stat", "broker", "--at", "127.0.0.1:7481", "--interval", "100ms", "--watch",
-               "--count", "2", "--json"},
+    CHECK(run({cli(), "stat", "broker", "--at", "127.0.0.1:7481", "--secret-file", secret,
+               "--interval", "100ms", "--watch", "--count", "2", "--json"},
               out) == 0);
     CHECK(std::count(out.begin(), out.end(), '\n') == 2);  // one object per interval
     CHECK(has(out, "{\"node\":\"broker\","));
     CHECK(has(out, "\"node.messages_in\":{\"total\":"));
     CHECK(has(out, "\"peer.sub-node-1.queue_depth\":"));
     out.clear();
-    CHECK(run({cli(), "ls", "broker", "--at", "127.0.0.1:7481"}, out) == 0);
+    CHECK(run({cli(), "ls", "broker", "--at", "127.0.0.1:7481", "--secret-file", secret}, out) ==
+          0);
     CHECK(has(out, "2 names published on node broker"));
     CHECK(has(out, "riomesh.admin "));
   }
@@ -161,6 +185,15 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
     out.clear();
     CHECK(run({cli(), "ping", "ghost", "--config", cluster + "sub-1.yaml"}, out) == 2);
     CHECK(has(out, "names no node 'ghost'"));
+  }
+  SUBCASE("the example cluster runs authenticated: a process without its secret is refused") {
+    CHECK(broker_log.find("accepts unauthenticated peers") == std::string::npos);
+    for (const auto* file : {"broker.yaml", "publisher.yaml", "sub-1.yaml", "sub-2.yaml"})
+      CHECK_MESSAGE(!riomesh::config::load_file(cluster + file).cluster.secret.empty(), file);
+    // A client without it, claiming a name of the cluster's own.
+    std::string out;
+    CHECK(run({cli(), "ping", "broker", "--at", "127.0.0.1:7481", "--count", "1"}, out) == 1);
+    CHECK(has(out, "did not prove the cluster secret"));
   }
   SUBCASE("a second node on the same port says so and exits 1") {
     std::string out;

@@ -2,7 +2,7 @@
 // relay that sees every byte the dialer sends, envelopes and placed
 // buffers arrive intact while none of their bytes crosses in the clear,
 // and a byte changed on the way ends the connection, naming the record.
-#include "tcp_relay.hpp"
+#include <tcp_relay.hpp>
 
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>

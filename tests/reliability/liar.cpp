@@ -29,7 +29,7 @@ actors::credentials credentials_of(const config::settings& like) {
 }  // namespace
 
 liar::liar(const std::string& name, const config::endpoint& to, const config::settings& like,
-           bool with_session) {
+           bool with_session, const actors::node_identity& identity) {
   std::string error;
   ch_ = channels::connect(to, channels::channel_options::from(like), error);
   if (!ch_)
@@ -41,6 +41,7 @@ liar::liar(const std::string& name, const config::endpoint& to, const config::se
   terms.arena_size = 1 << 20;
   terms.max_body = 1 << 20;
   terms.max_buffers = 256;
+  terms.identity = identity;
   actors::session_setup::options o;
   o.mine.name = name;
   o.mine.terms = terms;
@@ -93,19 +94,35 @@ std::uint64_t liar::resolve(const std::string& name) {
   std::vector<unsigned char> bytes;
   actors::encode(ask, bytes);
   say(bytes);
-  actors::envelope_decoder in({1 << 20, 1 << 30, 1 << 20, 256});
-  auto deadline = clock_type::now() + 10s;
+  return hear(actors::envelope_kind::resolved).sender;
+}
+
+actors::envelope liar::hear(actors::envelope_kind kind, std::chrono::milliseconds limit) {
+  for (auto it = heard_.begin(); it != heard_.end(); ++it)
+    if (it->kind == kind) {
+      auto e = std::move(*it);
+      heard_.erase(it);
+      return e;
+    }
+  auto& in = in_;
+  auto deadline = clock_type::now() + limit;
   while (clock_type::now() < deadline) {
     for (auto [p, n] = ch_->peek(); n > 0; std::tie(p, n) = ch_->peek()) {
       ch_->consume(in.feed(p, n));
       if (in.failed())
         throw std::runtime_error("the victim's stream: " + in.error());
-      if (auto e = in.next(); e && e->kind == actors::envelope_kind::resolved)
-        return e->sender;
+      while (auto e = in.next()) {
+        if (e->kind == kind)
+          return std::move(*e);
+        if (heard_.size() < 1024)
+          heard_.push_back(std::move(*e));
+      }
     }
+    if (ch_->closed())
+      throw std::runtime_error("the victim closed the connection: " + ch_->reason());
     run_once(10);
   }
-  throw std::runtime_error("no answer for '" + name + "' within 10 s");
+  throw std::runtime_error(std::string{"no "} + actors::to_string(kind) + " within the limit");
 }
 
 bool liar::wait_closed(std::chrono::milliseconds limit) {

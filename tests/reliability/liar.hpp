@@ -4,6 +4,9 @@
 // lies (verbs_liar.hpp) bypass our own engine and post to the queue pair.
 #pragma once
 
+#include <riomesh/actors/connection/session_hello.hpp>
+#include <riomesh/actors/envelope/envelope.hpp>
+#include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/channels/channel.hpp>
 #include <riomesh/config/settings.hpp>
 
@@ -19,8 +22,9 @@ class liar {
   // Connects to `to` with `like`'s fabric and secret, and finishes the
   // session setup (unless told not to: then it never says a word); throws
   // std::runtime_error saying which step failed.
+  // `identity`: the identity block its hello claims (none: a tool's).
   liar(const std::string& name, const config::endpoint& to, const config::settings& like,
-       bool with_session = true);
+       bool with_session = true, const actors::node_identity& identity = {});
   ~liar();
   liar(const liar&) = delete;
   liar& operator=(const liar&) = delete;
@@ -31,6 +35,10 @@ class liar {
   // Asks the victim for the id of its actor published as `name` (0: none),
   // as a node's directory would; throws after 10 s without an answer.
   std::uint64_t resolve(const std::string& name);
+  // The victim's next envelope of `kind` (others are skipped); throws
+  // after `limit`.
+  actors::envelope hear(actors::envelope_kind kind,
+                        std::chrono::milliseconds limit = std::chrono::seconds(10));
   // Runs the channel until the victim has closed it; false after `limit`.
   bool wait_closed(std::chrono::milliseconds limit);
   // One round of the channel's progress, waiting up to `ms` for its fd.
@@ -38,6 +46,8 @@ class liar {
 
  private:
   std::unique_ptr<channels::channel> ch_;
+  std::vector<actors::envelope> heard_;  // read while looking for another kind
+  actors::envelope_decoder in_{{1 << 20, 1 << 30, 1 << 20, 256}};
 };
 
 // Envelope bytes no riomesh node sends (envelope.hpp's layout), each with

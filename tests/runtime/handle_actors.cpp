@@ -18,6 +18,9 @@ caf::behavior collector::make_behavior() {
 }
 
 caf::behavior forwarder::make_behavior() {
+  // What it cannot place (undelivered notices for handles it was sent) it
+  // drops: printed, it would fill a runtime_peer's unread stdout.
+  set_default_handler(caf::drop);
   set_down_handler(
       [=](caf::down_msg& d) { lines_.push_back("down: " + system().render(d.reason)); });
   set_exit_handler(

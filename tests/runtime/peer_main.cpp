@@ -10,7 +10,9 @@
 // killed), then stops cleanly. RIOMESH_CHANNEL=rdma as for the tests;
 // RUNTIME_PEER_INFO=1 logs at info (the tests' nodes log warnings only).
 // RUNTIME_PEER_KEY=FILE: its node key (PEM); RUNTIME_PEER_KEYS=NAME=KEY,...:
-// the public keys it trusts.
+// the public keys it trusts. RUNTIME_PEER_MAX_SESSIONS=N, RUNTIME_PEER_ARENA=BYTES
+// and RUNTIME_PEER_ARENA_BUDGET=BYTES: cluster.max_sessions, channel.arena and
+// memory.arena_budget.
 #include "cluster.hpp"
 #include "handle_actors.hpp"
 
@@ -79,6 +81,12 @@ int main(int argc, char** argv) {
                                   config::parse_public_key(entry.substr(eq + 1), error));
     }
   }
+  if (const char* n = std::getenv("RUNTIME_PEER_MAX_SESSIONS"); n && *n)
+    s.cluster.max_sessions = static_cast<std::uint32_t>(std::stoul(n));
+  if (const char* n = std::getenv("RUNTIME_PEER_ARENA"); n && *n)
+    s.channel.arena = std::stoull(n);
+  if (const char* n = std::getenv("RUNTIME_PEER_ARENA_BUDGET"); n && *n)
+    s.memory.arena_budget = std::stoull(n);
   if (argc >= 4)
     s.node.listen.port = static_cast<std::uint16_t>(std::stoi(argv[3]));
   try {

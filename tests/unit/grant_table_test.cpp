@@ -78,19 +78,28 @@ TEST_CASE("grant: rights are kept apart") {
   CHECK(t.use(w, "node-b", 1, grant_op::read, 0, 1).st == grant_status::refused);
 }
 
-TEST_CASE("grant: use-once ends at its first good use, and hands its map back") {
+TEST_CASE("grant: use-once ends at its first good use, its write bringing its bytes") {
   grant_table t;
-  auto id = t.add(given_to("node-b", 1, 64, wo, true));
+  auto once = given_to("node-b", 1, 64, wo, true);
+  once.map.reset();  // never mapped for the holder: the owner writes
+  auto id = t.add(once);
   // A refused use does not use it up.
-  CHECK(t.use(id, "node-b", 1, grant_op::write, 60, 8).st == grant_status::out_of_range);
-  CHECK(t.use(id, "node-c", 1, grant_op::write, 0, 8).st == grant_status::refused);
-  auto first = t.use(id, "node-b", 1, grant_op::write, 0, 8);
+  CHECK(t.use(id, "node-b", 1, grant_op::write, 60, 8, true).st == grant_status::out_of_range);
+  CHECK(t.use(id, "node-c", 1, grant_op::write, 0, 8, true).st == grant_status::refused);
+  // A write claiming bytes already in place: there is no map they could be in.
+  auto placed = t.use(id, "node-b", 1, grant_op::write, 0, 8);
+  CHECK(placed.st == grant_status::refused);
+  CHECK(placed.why.find("brings its bytes") != std::string::npos);
+  auto first = t.use(id, "node-b", 1, grant_op::write, 0, 8, true);
   CHECK(first.st == grant_status::ok);
-  REQUIRE(first.unmap);
-  CHECK(*first.unmap == 0x10000);
-  auto again = t.use(id, "node-b", 1, grant_op::write, 0, 8);
+  CHECK(first.slice.size() == 8);
+  CHECK_FALSE(first.unmap);
+  auto again = t.use(id, "node-b", 1, grant_op::write, 0, 8, true);
   CHECK(again.st == grant_status::revoked);
   CHECK(t.size() == 0);
+  // A mapped grant takes no write that brings bytes of its own.
+  auto mapped = t.add(given_to("node-b", 1, 64, wo));
+  CHECK(t.use(mapped, "node-b", 1, grant_op::write, 0, 8, true).st == grant_status::refused);
 }
 
 TEST_CASE("grant: revoked, or its connection ended, no use succeeds") {

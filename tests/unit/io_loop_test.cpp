@@ -193,11 +193,36 @@ TEST_CASE("admission: the oldest in setup makes room, its own address's first wh
   // ...while another address still has room.
   CHECK_FALSE(a.make_room("10.0.0.3"));
   a.accepted(4, "10.0.0.3");
-  // All four slots taken: the oldest overall for anyone else.
+  // All four slots taken: the address holding the most pays, its oldest.
   CHECK(a.make_room("10.0.0.9") == std::optional<std::uint64_t>{1});
   CHECK(a.left(1));
   CHECK_FALSE(a.left(1));
   CHECK(a.make_room("10.0.0.9") == std::nullopt);
   CHECK(a.in_setup() == 3);
   CHECK(a.from("10.0.0.1") == 1);
+}
+
+TEST_CASE("admission: a flood from many addresses closes its own, never a lone newcomer") {
+  admission a(64);
+  std::uint64_t id = 0;
+  auto flood = [&](int rounds) {
+    for (int i = 0; i < rounds; ++i) {
+      auto host = "127.0.0." + std::to_string(2 + i % 8);
+      if (auto victim = a.make_room(host))
+        a.left(*victim);
+      a.accepted(++id, host);
+    }
+  };
+  flood(64);
+  // An honest node from an address of its own comes in, and stays while
+  // the flood goes on: each newcomer closes one of the flood's.
+  auto honest_victim = a.make_room("127.0.0.1");
+  REQUIRE(honest_victim);
+  CHECK(*honest_victim <= 64);
+  a.left(*honest_victim);
+  a.accepted(1u << 30, "127.0.0.1");
+  flood(20000);
+  CHECK(a.from("127.0.0.1") == 1);
+  CHECK(a.in_setup() == 64);
+  CHECK(a.left(1u << 30));
 }

@@ -4,6 +4,7 @@
 
 #include <riomesh/actors/handshake/node_key.hpp>
 #include <riomesh/config/key_text.hpp>
+#include <riomesh/config/secret_file.hpp>
 #include <riomesh/config/text.hpp>
 
 #include <fcntl.h>
@@ -20,6 +21,23 @@ const char* const keygen_usage =
     "  keygen NAME [--out FILE]       a new node key: writes FILE (default NAME.key) for\n"
     "                                 node.key_file and prints NAME's line for the other\n"
     "                                 nodes' cluster.keyring_file\n";
+
+const char* const secret_usage =
+    "  secret FILE                    a new cluster secret: writes FILE (readable by its owner\n"
+    "                                 only) for every node's cluster.secret_file\n";
+
+int secret_command(const config::command_line& cmd) {
+  if (cmd.positional.size() != 2)
+    throw usage_error("name the file to write");
+  std::string error;
+  if (!config::make_secret_file(cmd.positional[1], error)) {
+    std::cerr << "riomesh secret: " << error << "\n";
+    return 1;
+  }
+  std::cerr << "riomesh secret: wrote " << cmd.positional[1]
+            << "; give every node of the cluster this file (cluster.secret_file)\n";
+  return 0;
+}
 
 int keygen_command(const config::command_line& cmd) {
   if (cmd.positional.size() != 2)

@@ -27,6 +27,7 @@ const std::vector<cli::command>& commands() {
   static const std::vector<cli::command> all = {
       {"config", cli::config_usage, {"--set"}, {}, cli::config_command},
       {"keygen", cli::keygen_usage, {"--out"}, {}, cli::keygen_command},
+      {"secret", cli::secret_usage, {}, {}, cli::secret_command},
       {"ping",
        cli::ping_usage,
        with(cli::target_options, {"--count", "--interval"}),

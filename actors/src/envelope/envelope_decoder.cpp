@@ -62,7 +62,10 @@ bool envelope_decoder::check_header() {
   bool control =
       (current_.kind >= envelope_kind::resolve && current_.kind <= envelope_kind::down) ||
       current_.kind >= envelope_kind::watch;
-  if (control && buffers_left_ != 0)
+  // A use-once grant's write carries its bytes: one buffer.
+  if (current_.kind == envelope_kind::grant_use && buffers_left_ > 1)
+    return fail("a grant use carries one buffer at most");
+  if (control && current_.kind != envelope_kind::grant_use && buffers_left_ != 0)
     return fail(std::string{"a "} + to_string(current_.kind) + " carries no buffers");
   current_.buffers.reserve(buffers_left_);
   current_.body.reserve(body_left_);

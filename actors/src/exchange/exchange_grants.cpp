@@ -29,6 +29,8 @@
 #include <caf/actor_system.hpp>
 #include <caf/make_message.hpp>
 
+#include <cstring>
+
 namespace riomesh::actors {
 
 std::string about(const std::string& peer) {
@@ -41,6 +43,25 @@ std::string too_many(const std::string& owner) {
 }
 
 namespace {
+
+// A use-once write's bytes, from where they arrived into the region: the
+// one copy such a write costs (the region may be gathered; so may they).
+void copy_into(buffer& to, const buffer& from) {
+  auto into = to.gathered() ? to.pieces() : std::vector<buffer>{to};
+  auto src = from.gathered() ? from.pieces() : std::vector<buffer>{from};
+  std::size_t i = 0, at = 0;
+  for (auto& piece : into)
+    for (std::size_t done = 0; done < piece.size() && i < src.size();) {
+      auto n = std::min(piece.size() - done, src[i].size() - at);
+      std::memcpy(piece.data() + done, src[i].data() + at, n);
+      done += n;
+      at += n;
+      if (at == src[i].size()) {
+        ++i;
+        at = 0;
+      }
+    }
+}
 
 // On this thread, with the CPU's own atomics: atomic against the owner's
 // actors' atomics on the same word too (verbs atomics on rxe are not).
@@ -80,8 +101,13 @@ std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights,
   // is not mapped at all: the owner writes it out itself, and no key to
   // it leaves this node.
   namespace access = channels::map_access;
-  bool one_sided = l.reads_one_sided();
-  std::uint8_t can = (rights & static_cast<std::uint8_t>(grant_rights::write)) ? access::write : 0;
+  // A use-once grant is never mapped for the holder: whatever the holder
+  // could do through a map it could do twice. This node performs its one
+  // use (writes what the claim brings, writes out what is read, runs the
+  // atomic) once it has judged it.
+  bool one_sided = l.reads_one_sided() && !once;
+  std::uint8_t can =
+      (rights & static_cast<std::uint8_t>(grant_rights::write)) && !once ? access::write : 0;
   if (one_sided && (rights & static_cast<std::uint8_t>(grant_rights::read)))
     can |= access::read;
   if (one_sided && rights == static_cast<std::uint8_t>(grant_rights::read_write))
@@ -129,18 +155,26 @@ void exchange::impl::answer_use(link& l, std::uint64_t op, grant_status st,
   submit(l, std::move(m));
 }
 
-void exchange::impl::use_granted(link& l, const envelope& in) {
+void exchange::impl::use_granted(link& l, inbound_message& m) {
+  const auto& in = m.env;
   const auto& peer = l.peer_name();
   std::string error;
   auto r = decode_grant_request(in.body, error);
-  if (!r) {
+  if (r && r->carried && r->length > 0 && m.placed.empty())
+    error = "a grant write that says it brings its bytes, and brings none";
+  else if (r && (!r->carried || r->length == 0) && !m.placed.empty())
+    error = "a grant use with a buffer, not a write bringing its bytes";
+  else if (r && r->carried && r->length > 0 && m.placed[0].size() != r->length)
+    error = "a grant write of " + std::to_string(r->length) + " bytes bringing " +
+            std::to_string(m.placed[0].size());
+  if (!r || !error.empty()) {
     misbehaved(l, error);
     return answer_use(l, in.request_id, grant_status::refused, error);
   }
   grant_verdict v;
   {
     std::lock_guard<std::mutex> guard(grants_lock);
-    v = given.use(in.receiver, peer, l.id(), r->op, r->offset, r->length);
+    v = given.use(in.receiver, peer, l.id(), r->op, r->offset, r->length, r->carried);
   }
   if (v.unmap)
     l.unexpose(*v.unmap);
@@ -149,11 +183,17 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
   if (r->done)
     return judge_done(l, in, *r, v);
   if (v.st == grant_status::ok && r->op != grant_op::read) {
-    // A write's bytes came ahead of this; an atomic's word changes here.
-    // Then its `then`, if it rode along: it finds them in place.
+    // A write's bytes came ahead of this, or with it (use-once: put in
+    // place here, once); an atomic's word changes here. Then its `then`,
+    // if it rode along: it finds them in place.
     std::uint64_t old = 0;
     if (is_atomic(r->op)) {
       old = apply_atomic(*r, v.slice);
+      ++count.grants_served;
+    } else if (r->carried && r->length > 0) {
+      copy_into(v.slice, m.placed[0]);
+      count.payload_copied_in += r->length;
+      count.bytes_placed_in += r->length;
       ++count.grants_served;
     }
     deliver_then(l, in, *r);
@@ -162,17 +202,17 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
   if (v.st != grant_status::ok || r->length == 0)
     return answer_use(l, in.request_id, v.st, v.why);
   ++count.grants_served;
-  outbound_message m;
-  m.writes.push_back({r->destination, std::move(v.slice)});
-  m.env.kind = envelope_kind::grant_status;
-  m.env.request_id = in.request_id;
-  m.env.body = encode(grant_answer{grant_status::ok, {}});
+  outbound_message out;
+  out.writes.push_back({r->destination, std::move(v.slice)});
+  out.env.kind = envelope_kind::grant_status;
+  out.env.request_id = in.request_id;
+  out.env.body = encode(grant_answer{grant_status::ok, {}});
   std::weak_ptr<impl> me = shared_self;
   std::weak_ptr<link> on = l.shared_from_this();
   auto op = in.request_id;
   // Only a destination the holder has not mapped stops it here: the link's
   // end the holder hears of by itself.
-  m.on_failure = [me, on, op](send_failure f, const std::string& why) {
+  out.on_failure = [me, on, op](send_failure f, const std::string& why) {
     auto x = me.lock();
     auto l = on.lock();
     if (x && l && f == send_failure::not_mapped)
@@ -180,7 +220,7 @@ void exchange::impl::use_granted(link& l, const envelope& in) {
   };
   // Congested, the holder hears nothing until the connection ends: its
   // reads are bounded by what it keeps in flight (max_grant_uses).
-  if (submit(l, std::move(m)) == link::submitted::congested)
+  if (submit(l, std::move(out)) == link::submitted::congested)
     logging::warn(params.node_name, "a read of a grant by node '" + peer +
                                         "' is dropped: its connection's queue is full");
 }
@@ -312,7 +352,7 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
   auto& x = *impl_;
   if (auto no = check_claim(g, x.params.node_name, grant_op::write, offset, data.size()))
     return grant_failed(op, status_to, no->st, no->why);
-  if (g.map >= link::read_maps_from)
+  if (!g.once && g.map >= link::read_maps_from)
     return grant_failed(op, status_to, grant_status::refused,
                         "grant " + std::to_string(g.id) + " of node '" + g.owner +
                             "' has no map to write into: it is mapped for reading only");
@@ -327,8 +367,14 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
   if (!x.add_wait(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
   auto length = data.size();
-  if (length > 0)
+  if (g.once) {
+    // Its bytes go with the claim, into the owner's arena like a message's.
+    r.carried = true;
+    if (length > 0)
+      m.placed.push_back(std::move(data));
+  } else if (length > 0) {
     m.writes.push_back({g.map + offset, std::move(data)});
+  }
   std::weak_ptr<impl> me = x.shared_self;
   auto link_id = l->id();
   auto owner = g.owner;

@@ -164,7 +164,7 @@ struct exchange::impl : caf::proxy_registry::backend {
   void route_ready(const std::string& peer, const std::shared_ptr<link>& l);
   void route_failed(const std::string& peer, const caf::error& why);
   // exchange_grants.cpp
-  void use_granted(link& l, const envelope& in);
+  void use_granted(link& l, inbound_message& m);
   void grant_answered(link& l, const envelope& in);
   void grants_closed(link& l, const std::string& reason);
   // Registers a use about to go; false if `max_grant_uses` wait on its link.

@@ -282,7 +282,7 @@ void exchange::inbound(link& l, inbound_message& m) {
     case envelope_kind::node_info:
       return x.node_info(l, m.env);
     case envelope_kind::grant_use:
-      return x.use_granted(l, m.env);
+      return x.use_granted(l, m);
     case envelope_kind::grant_status:
       return x.grant_answered(l, m.env);
     case envelope_kind::introduce:

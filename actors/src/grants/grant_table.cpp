@@ -57,8 +57,9 @@ std::optional<grant_verdict> check_claim(const grant& g, const std::string& me, 
     return refusal(grant_status::refused,
                    "an atomic acts on 8 bytes, not " + std::to_string(length));
   // Map 0 is no map: the connection's receive arena sits there, and a
-  // grant's bytes never do.
-  if (op == grant_op::write &&
+  // grant's bytes never do. A use-once grant has none: its bytes go with
+  // the claim.
+  if (op == grant_op::write && !g.once &&
       (g.map == 0 || g.map > std::numeric_limits<std::uint64_t>::max() - g.length))
     return refusal(grant_status::refused,
                    "grant " + id + " of node '" + g.owner + "' has no map to write into");
@@ -72,7 +73,8 @@ std::uint64_t grant_table::add(granted g) {
 }
 
 grant_verdict grant_table::use(std::uint64_t id, const std::string& peer, std::uint64_t link,
-                               grant_op op, std::uint64_t offset, std::uint64_t length) {
+                               grant_op op, std::uint64_t offset, std::uint64_t length,
+                               bool carried) {
   auto refuse = refusal;
   auto it = live_.find(id);
   if (it == live_.end()) {
@@ -96,6 +98,13 @@ grant_verdict grant_table::use(std::uint64_t id, const std::string& peer, std::u
                   "grant " + std::to_string(id) + " does not allow " + doing(op));
   if (beyond(offset, length, g.region.size()))
     return refuse(grant_status::out_of_range, range_text(id, offset, length, g.region.size()));
+  if (op == grant_op::write && carried != g.once)
+    return refuse(grant_status::refused,
+                  g.once ? "grant " + std::to_string(id) +
+                               " is used once: its write brings its bytes, which this node puts "
+                               "in place"
+                         : "grant " + std::to_string(id) +
+                               " is mapped for writing: a write brings no bytes of its own");
   grant_verdict v;
   v.slice = g.region.slice(offset, length);
   // A word across two pieces of a gathered region is no word.

@@ -9,7 +9,8 @@ std::vector<unsigned char> encode(const grant_request& r) {
   std::vector<unsigned char> out;
   out.reserve(grant_request_size);
   wire::append_le<std::uint8_t>(
-      out, static_cast<std::uint8_t>(static_cast<std::uint8_t>(r.op) | (r.done ? done_flag : 0)));
+      out, static_cast<std::uint8_t>(static_cast<std::uint8_t>(r.op) | (r.done ? done_flag : 0) |
+                                     (r.carried ? carried_flag : 0)));
   wire::append_le<std::uint64_t>(out, r.offset);
   wire::append_le<std::uint64_t>(out, r.length);
   wire::append_le<std::uint64_t>(out, r.destination);
@@ -30,7 +31,8 @@ std::optional<grant_request> decode_grant_request(const std::vector<unsigned cha
   }
   grant_request r;
   r.done = (body[0] & done_flag) != 0;
-  auto op = static_cast<std::uint8_t>(body[0] & ~done_flag);
+  r.carried = (body[0] & carried_flag) != 0;
+  auto op = static_cast<std::uint8_t>(body[0] & ~(done_flag | carried_flag));
   if (op < static_cast<std::uint8_t>(grant_op::write) ||
       op > static_cast<std::uint8_t>(grant_op::compare_swap)) {
     error = "a grant use of unknown kind " + std::to_string(body[0]);
@@ -39,6 +41,11 @@ std::optional<grant_request> decode_grant_request(const std::vector<unsigned cha
   r.op = static_cast<grant_op>(op);
   if (r.done && r.op == grant_op::write) {
     error = "a grant write marked done (only reads and atomics are done one-sided)";
+    return std::nullopt;
+  }
+  if (r.carried && (r.op != grant_op::write)) {
+    error = "a grant " + std::string{r.op == grant_op::read ? "read" : "atomic"} +
+            " carrying bytes (only writes do)";
     return std::nullopt;
   }
   auto size = r.op == grant_op::compare_swap ? grant_swap_size : grant_request_size;

@@ -1,5 +1,7 @@
 #include "cluster.hpp"
 
+#include <riomesh/config/secret_file.hpp>
+
 #include <riomesh/config/address.hpp>
 #include <riomesh/config/loader.hpp>
 #include <riomesh/config/print.hpp>
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -102,7 +105,24 @@ std::string netns_fabric::address_of(std::size_t node) const {
   return "10.231.0." + std::to_string(node + 1);
 }
 
+// The cluster's secret, made on its first run where its files name one that
+// is not there yet (the example's: examples/pubsub/cluster/.secrets/, which
+// git ignores), and kept for later runs.
+void ensure_secrets(const std::vector<std::string>& files) {
+  for (const auto& f : files) {
+    auto path = riomesh::config::secret_file_named_in(f);
+    if (path.empty() || ::access(path.c_str(), F_OK) == 0)
+      continue;
+    std::string error;
+    if (!riomesh::config::make_secret_file(path, error))
+      throw std::runtime_error(f + ": cluster.secret_file: " + error);
+    std::cerr << "pubsub-cluster: made the cluster's secret, " << path
+              << " (kept for later runs)\n";
+  }
+}
+
 std::vector<node_plan> prepare(const cluster_options& options, const netns_fabric* fabric) {
+  ensure_secrets(options.files);
   std::vector<riomesh::config::settings> nodes;
   for (const auto& f : options.files)
     nodes.push_back(riomesh::config::load_file(f));

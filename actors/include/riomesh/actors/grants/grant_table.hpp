@@ -26,7 +26,7 @@ struct granted {
   std::string holder;
   std::uint64_t link = 0;  // the connection it lives on
   buffer region;
-  std::optional<std::uint64_t> map;  // the holder's map of it (write rights)
+  std::optional<std::uint64_t> map;  // the holder's map of it (write rights, not once)
   std::uint8_t rights = 0;
   bool once = false;
 };
@@ -48,8 +48,10 @@ class grant_table {
  public:
   // Its id; ids are never reused, so one no longer here was given once.
   std::uint64_t add(granted g);
+  // `carried`: a write whose bytes came with the claim (the only writes a
+  // use-once grant takes; it has no map for the holder).
   grant_verdict use(std::uint64_t id, const std::string& peer, std::uint64_t link, grant_op op,
-                    std::uint64_t offset, std::uint64_t length);
+                    std::uint64_t offset, std::uint64_t length, bool carried = false);
   // The grant, taken out; nothing if it is gone already.
   std::optional<granted> revoke(std::uint64_t id);
   // The grants living on a connection that ended.

@@ -24,8 +24,11 @@ namespace riomesh::actors {
 // on its verdict, if that is ok: the bytes are in place by then.
 // The op's top bit (done_flag) marks a read or an atomic the holder did
 // itself, one-sided, ahead of this notice on the same connection: the
-// owner only judges it (a use-once grant is used up), delivers its `then`
-// (a read's may ride too), and answers.
+// owner only judges it, delivers its `then` (a read's may ride too), and
+// answers. The next bit (carried_flag) marks a write whose bytes come in
+// the envelope itself, as its one buffer: a use-once grant's, which the
+// owner never maps for the holder and writes into place itself, after
+// judging the use, so that it is used once and no more.
 struct grant_request {
   grant_request(grant_op o = grant_op::write, std::uint64_t off = 0, std::uint64_t len = 0,
                 std::uint64_t dest = 0, std::uint64_t sw = 0)
@@ -33,11 +36,13 @@ struct grant_request {
   grant_op op = grant_op::write;
   std::uint64_t offset = 0, length = 0, destination = 0, swap = 0;
   bool done = false;          // done one-sided by the holder: a notice
+  bool carried = false;       // a write whose bytes are the envelope's buffer
   std::uint64_t then_to = 0;  // 0: no `then` rides on it
   std::vector<unsigned char> then_body;
 };
 constexpr std::size_t grant_request_size = 25;
 constexpr std::uint8_t done_flag = 0x80;
+constexpr std::uint8_t carried_flag = 0x40;
 constexpr std::size_t grant_swap_size = 33;
 
 // u8 status, then the detail as text (the owner's words: printable only

@@ -1,9 +1,10 @@
 // Which accepted connections still set up their session, and which one
 // makes room for a newcomer: at most `max` in setup, and half of that from
-// one address. A newcomer beyond either bound closes the oldest one in
-// setup (of its own address first), so a flood of clients that never
-// authenticate can hold neither every descriptor nor every slot: a peer
-// that completes its handshake promptly always gets in.
+// one address. A newcomer beyond either bound closes the oldest connection
+// in setup of the address that holds the most (its own, when it is the one
+// over its share), so a flood from any number of addresses closes its own
+// connections: a peer that completes its handshake promptly from an
+// address that is not flooding always gets in.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,7 @@ class admission {
   std::size_t max_;
   std::uint64_t next_ = 0;
   std::map<std::uint64_t, entry> by_id_;
+  std::map<std::string, std::size_t> per_host_;
 };
 
 }  // namespace riomesh::actors

@@ -1,4 +1,4 @@
-#include "tcp_relay.hpp"
+#include <tcp_relay.hpp>
 
 #include <riomesh/channels/tcp/tcp_socket.hpp>
 
@@ -32,18 +32,26 @@ std::vector<unsigned char> tcp_relay::seen() const {
 }
 
 void tcp_relay::run() {
-  pollfd l{listener_, POLLIN, 0};
-  while (!stop_ && ::poll(&l, 1, 50) == 0) {
+  while (!stop_) {
+    pollfd l{listener_, POLLIN, 0};
+    if (::poll(&l, 1, 50) <= 0)
+      continue;
+    auto in = channels::tcp::accept_from(listener_, {});
+    if (in.fd < 0)
+      continue;
+    auto out = channels::tcp::connect_to(to_, {});
+    if (out.fd < 0) {
+      ::close(in.fd);
+      continue;
+    }
+    relay(in.fd, out.fd);
   }
-  if (stop_)
-    return;
-  auto in = channels::tcp::accept_from(listener_, {});
-  auto out = channels::tcp::connect_to(to_, {});
-  if (in.fd < 0 || out.fd < 0) {
-    ::close(in.fd);
-    ::close(out.fd);
-    return;
-  }
+}
+
+void tcp_relay::relay(int in_fd, int out_fd) {
+  struct {
+    int fd;
+  } in{in_fd}, out{out_fd};
   std::size_t forwarded = 0;  // of the dialer's stream
   unsigned char buf[65536];
   bool open[2] = {true, true};

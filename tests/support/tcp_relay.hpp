@@ -1,6 +1,6 @@
-// A man in the middle for tests: it accepts one tcp connection, connects
-// to `to`, and relays both ways, keeping what it saw and, if asked,
-// flipping one bit of the dialer's stream on the way.
+// A man in the middle for tests: it accepts tcp connections, one at a time,
+// connects each to `to`, and relays both ways, keeping what it saw of the
+// dialers' streams and, if asked, flipping one bit of them on the way.
 #pragma once
 
 #include <riomesh/config/settings.hpp>
@@ -29,6 +29,7 @@ class tcp_relay {
 
  private:
   void run();
+  void relay(int in, int out);
 
   config::endpoint to_;
   std::optional<std::size_t> flip_at_;
