@@ -7,7 +7,8 @@
 //
 //   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
 //               [--policy sharing|stealing] [--threads N] [--polling-us N] [--dmabuf]
-//               [--gather N] [--counters] [--handler-limit-us N] [--max-polling-us N]
+//               [--gather N] [--encrypt] [--counters] [--handler-limit-us N]
+//               [--max-polling-us N]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
 //
@@ -19,7 +20,9 @@
 // device memory (memory.provider: dmabuf; a DRM device, vgem in the VM):
 // what staging costs where the RDMA device cannot register it. --gather N
 // adds riomesh sending each payload as a buffer gathered from N pieces
-// (scatter-gather), against the same payload in one piece. --counters
+// (scatter-gather), against the same payload in one piece. --encrypt adds
+// riomesh with its tcp streams in TLS records after the handshake
+// (channel.encrypt: on), against the same in the clear. --counters
 // has every riomesh process print, on stderr as it ends, its hand-offs
 // and its I/O thread's wakes, rings and spins per message delivered;
 // --handler-limit-us sets riomesh's runtime.io_handler_limit,
@@ -98,6 +101,8 @@ int main(int argc, char** argv) {
       ::setenv("ACTOR_BENCH_POLLING_US", argv[++i], 1);  // riomesh's channel.polling_time
     else if (a == "--dmabuf")
       s.dmabuf = true;
+    else if (a == "--encrypt")
+      s.encrypt = true;
     else if (a == "--gather" && i + 1 < argc) {
       s.gather = true;
       ::setenv("ACTOR_BENCH_GATHER", argv[++i], 1);  // pieces per payload
@@ -110,7 +115,7 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
                    "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N] "
-                   "[--dmabuf] [--gather N] [--counters] [--handler-limit-us N] "
+                   "[--dmabuf] [--gather N] [--encrypt] [--counters] [--handler-limit-us N] "
                    "[--max-polling-us N]\n";
       return 2;
     }

@@ -102,7 +102,7 @@ using ports = std::vector<std::uint16_t>;
 // riomesh, or a variant of it: "riomesh-dmabuf" (both nodes' receive
 // arenas in device memory, memory.provider: dmabuf), "riomesh-gather" (the
 // payload a buffer gathered from ACTOR_BENCH_GATHER pieces of the pool
-// buffer, --gather N).
+// buffer, --gather N), "riomesh-tls" (streams encrypted, --encrypt).
 bool is_riomesh(const std::string& kind);
 int riomesh_serve(const std::string& kind, int index);
 int riomesh_drive(const std::string& kind, const ports& to, const job& j);

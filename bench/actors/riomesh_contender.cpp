@@ -52,7 +52,9 @@ void add_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<bulk>("bench::bulk");
 }
 
-riomesh::config::settings node(const std::string& name, const ports& peers, bool dmabuf) {
+riomesh::config::settings node(const std::string& name, const ports& peers,
+                               const std::string& kind) {
+  bool dmabuf = kind == "riomesh-dmabuf";
   riomesh::config::settings s;
   s.node.name = name;
   s.node.listen = {"127.0.0.1", 0};
@@ -71,6 +73,10 @@ riomesh::config::settings node(const std::string& name, const ports& peers, bool
   s.runtime.threads = static_cast<std::uint32_t>(scheduler_threads());
   if (dmabuf)
     s.memory.provider = riomesh::config::memory_provider::dmabuf;
+  // "riomesh-tls": the stream after the handshake in TLS records, as off
+  // loopback by default; the others as on loopback (in the clear).
+  s.channel.encrypt =
+      kind == "riomesh-tls" ? riomesh::config::encryption::on : riomesh::config::encryption::off;
   if (const char* us = std::getenv("ACTOR_BENCH_POLLING_US"))  // --polling-us
     s.channel.polling_time = std::chrono::microseconds(std::stoul(us));
   if (const char* us = std::getenv("ACTOR_BENCH_MAX_POLLING_US"))  // --max-polling-us
@@ -124,7 +130,8 @@ void print_counters(const char* who, const riomesh::stat_report& r) {
 }  // namespace
 
 bool is_riomesh(const std::string& kind) {
-  return kind == "riomesh" || kind == "riomesh-dmabuf" || kind == "riomesh-gather";
+  return kind == "riomesh" || kind == "riomesh-dmabuf" || kind == "riomesh-gather" ||
+         kind == "riomesh-tls";
 }
 
 // `whole` as a buffer gathered from ACTOR_BENCH_GATHER (default 16) equal
@@ -140,8 +147,7 @@ riomesh::buffer gathered(const riomesh::buffer& whole) {
 }
 
 int riomesh_serve(const std::string& kind, int index) {
-  riomesh::runtime rt{
-      node(server_name(static_cast<std::size_t>(index)), {}, kind == "riomesh-dmabuf"), add_types};
+  riomesh::runtime rt{node(server_name(static_cast<std::size_t>(index)), {}, kind), add_types};
   rt.publish(rt.system().spawn(sink), "sink");
   announce_ready(rt.port());
   serve_until_stdin_closes();
@@ -151,8 +157,7 @@ int riomesh_serve(const std::string& kind, int index) {
 }
 
 int riomesh_drive(const std::string& kind, const ports& to, const job& j) {
-  riomesh::runtime rt{
-      node("bench-client-" + std::to_string(::getpid()), to, kind == "riomesh-dmabuf"), add_types};
+  riomesh::runtime rt{node("bench-client-" + std::to_string(::getpid()), to, kind), add_types};
   std::vector<caf::actor> sinks, admins;
   for (std::size_t i = 0; i < to.size(); ++i) {
     auto sink = rt.remote_actor(server_name(i), "sink", std::chrono::seconds(10));

@@ -188,6 +188,8 @@ std::vector<row> run_all(const settings& s) {
     contenders.insert(contenders.begin() + 1, "riomesh-dmabuf");
   if (s.gather)
     contenders.insert(contenders.begin() + 1, "riomesh-gather");
+  if (s.encrypt)
+    contenders.insert(contenders.begin() + 1, "riomesh-tls");
   auto tools = vm ? rdma_tools() : std::vector<std::string>{};
   for (const auto& c : pair_cases(s.quick, vm)) {
     auto who = contenders;

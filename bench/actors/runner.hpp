@@ -13,9 +13,10 @@ struct settings {
   bool quick = false;
   bool scale = true;  // the 1..64 connection and fan-out cases (tcp only)
   int reps = 3;
-  std::string only;     // run only the cases whose name contains this
-  bool dmabuf = false;  // riomesh again, with receive arenas in device memory
-  bool gather = false;  // riomesh again, each payload gathered from pieces
+  std::string only;      // run only the cases whose name contains this
+  bool dmabuf = false;   // riomesh again, with receive arenas in device memory
+  bool gather = false;   // riomesh again, each payload gathered from pieces
+  bool encrypt = false;  // riomesh again, its streams encrypted (channel.encrypt: on)
   std::string csv, png, self;
 };
 

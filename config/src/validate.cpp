@@ -94,6 +94,11 @@ void validate(const settings& value, reader& in) {
   check_peers(value, in);
   check_exposure(value, in);
   check_admins(value, in);
+  if (value.channel.encrypt == encryption::on && value.node.fabric == fabric_kind::verbs &&
+      !any_failed(in, {"channel.encrypt", "node.fabric"}))
+    in.fail(in.where("channel.encrypt"),
+            "channel.encrypt: on needs node.fabric tcp (or auto, on a machine without RDMA): "
+            "rdma places bytes by RDMA write, which TLS cannot cover (docs/security.md)");
   check_channel(value.channel, in);
 }
 

@@ -92,6 +92,8 @@ void flatten(const std::string& peer, const actors::connection_core::counters& c
   add("registrations", c.registrations);
   add("registration_hits", c.registration_hits);
   add("per_write_registrations", c.per_write_registrations);
+  add("encrypted", c.encrypted);
+  add("authenticated", c.authenticated);
 }
 
 // A function actor with arguments: CAF 0.17 binds a null reference for a

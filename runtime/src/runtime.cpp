@@ -165,6 +165,12 @@ struct runtime::impl {
                                        error))
       throw std::runtime_error("node '" + settings.node.name + "': " + error);
     auto choice = channels::choose_fabric(settings.node, channels::probe_rdma_devices());
+    if (choice.fabric == config::fabric_kind::verbs &&
+        settings.channel.encrypt == config::encryption::on)
+      throw std::runtime_error("node '" + settings.node.name +
+                               "': channel.encrypt: on, and the fabric is rdma (" + choice.reason +
+                               "): rdma places bytes by RDMA write, which TLS cannot cover; set "
+                               "node.fabric: tcp, or channel.encrypt: auto");
     if (settings.memory.provider == config::memory_provider::dmabuf &&
         choice.fabric == config::fabric_kind::verbs)
       note_dmabuf_staging(*params.node.channel.memory, settings.node.name);

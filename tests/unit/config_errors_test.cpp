@@ -192,3 +192,19 @@ TEST_CASE("YAML indentation errors get a hint") {
         "node.yaml:5:1: unknown section 'sq_size'; 'sq_size' is a key of section 'channel': "
         "indent it under 'channel:'");
 }
+
+TEST_CASE("trust settings: admins need keys, encryption needs tcp, encrypt and budgets read") {
+  CHECK(problem(minimal + "cluster:\n  admins: [ops]\n") ==
+        "node.yaml:5:11: cluster.admins: 'ops' has no key in cluster.keys or "
+        "cluster.keyring_file: an admin proves itself by its key");
+  CHECK(problem("node:\n  name: n1\n  listen: 127.0.0.1:1\n  fabric: verbs\nchannel:\n  encrypt: "
+                "on\n") ==
+        "node.yaml:6:12: channel.encrypt: on needs node.fabric tcp (or auto, on a machine "
+        "without RDMA): rdma places bytes by RDMA write, which TLS cannot cover "
+        "(docs/security.md)");
+  CHECK(problem(minimal + "channel:\n  encrypt: maybe\n") ==
+        "node.yaml:5:12: channel.encrypt: 'maybe' is not one of auto, on, off");
+  CHECK(problem(minimal + "cluster:\n  max_sessions: 0\n") ==
+        "node.yaml:5:17: cluster.max_sessions: 0 is out of range (1 .. 65536)");
+  CHECK(problems(minimal + "memory:\n  arena_budget: 2GiB\ncluster:\n  max_sessions: 8\n").empty());
+}

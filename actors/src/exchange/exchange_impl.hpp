@@ -200,9 +200,6 @@ struct exchange::impl : caf::proxy_registry::backend {
   void complete(link& l, inbound_message& m);
   void answer_resolve(link& l, const envelope& in);
   void introduced(link& l, const envelope& in);
-  // Why a published actor's guard refuses `msg` from l's peer (empty: it
-  // does not, or there is none).
-  std::string guarded(const caf::strong_actor_ptr& target, const caf::message& msg, link& l);
   void refuse(link& l, const envelope& in, errc code, const std::string& why);
   // What l's peer sent was refused: counted, logged within the peer's
   // bounds, and past them the peer is cut off (refusal_meter).

@@ -121,9 +121,12 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
     return refuse(l, env, errc::decode_failure,
                   "request id " + std::to_string(env.request_id) + " out of range");
   caf::strong_actor_ptr target;
+  member_guard guard_of;  // few actors have one: copied only for them
   {
     std::lock_guard<std::mutex> guard(tables_lock);
     target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(env.receiver, peer));
+    if (auto g = guards.find(env.receiver); g != guards.end())
+      guard_of = g->second;
   }
   // An actor this peer was never given is refused as one that does not
   // exist: ids say nothing of what else lives here.
@@ -147,8 +150,9 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
                       ") from the wire; links and monitors across nodes are riomesh's own, and "
                       "it makes their messages itself");
   }
-  if (auto why = guarded(target, msg, l); !why.empty())
-    return refuse(l, env, errc::refused, why);
+  if (guard_of)
+    if (auto why = guard_of(msg, l.admin()); !why.empty())
+      return refuse(l, env, errc::refused, why);
   caf::strong_actor_ptr sender;
   if (env.sender != 0 && !(sender = proxy_for(peer, env.sender)))
     return refuse(l, env, errc::refused,
@@ -227,13 +231,6 @@ void exchange::impl::introduced(link& l, const envelope& in) {
     refuse(l, in, errc::refused,
            "an introduction of actor " + std::to_string(in.receiver) + " to '" +
                config::printable(to) + "', which it was not handed");
-}
-
-std::string exchange::impl::guarded(const caf::strong_actor_ptr& target, const caf::message& msg,
-                                    link& l) {
-  std::lock_guard<std::mutex> guard(tables_lock);
-  auto it = guards.find(target->id());
-  return it == guards.end() ? std::string{} : it->second(msg, l.admin());
 }
 
 void exchange::inbound(link& l, inbound_message& m) {

@@ -302,7 +302,13 @@ void io_loop::run() {
     // posted or rung meanwhile is missed (wakers ring once we say so).
     bool took = false;
     for (auto& [fd, l] : links_)
-      took = l->arm() || took;
+      if (l->arm()) {
+        took = true;
+        // What a socket will not signal (TLS records read ahead) is served
+        // here; what a completion queue held, by the cheap polls.
+        if (!l->cheap_polls())
+          l->on_io(now, true);
+      }
     if (took)
       continue;  // arming took in what landed meanwhile: serve it first
     sleeping_ = true;

@@ -411,6 +411,8 @@ bool link::unexpose(std::uint64_t offset) {
 connection_core::counters link::stats() const {
   auto c = core_ ? core_->stats() : connection_core::counters{};
   c.queue_depth = outbox_.depth();
+  c.encrypted = ch_->encrypted();
+  c.authenticated = authenticated_;
   c.exposed_maps = exposed_.size();
   for (const auto& [offset, b] : exposed_)
     c.exposed_bytes += b.size();

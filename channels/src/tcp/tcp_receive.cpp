@@ -35,6 +35,20 @@ std::pair<unsigned char*, std::size_t> tcp_protocol::read_target() {
   }
 }
 
+bool tcp_protocol::takes_bytes() const {
+  if (failed())
+    return false;
+  switch (rstate_) {
+    case rstate::held:
+    case rstate::secure_wait:
+      return false;
+    case rstate::data:
+      return ring_used_ < ring_.size();
+    default:
+      return true;
+  }
+}
+
 std::size_t tcp_protocol::read_targets(iovec* iov) {
   auto [at, room] = read_target();
   if (room == 0)

@@ -113,6 +113,9 @@ class connection_core {
     // Our arena: its size and what the peer's placed buffers hold of it;
     // the peer's: what is left for our buffers (the placement credits).
     std::uint64_t arena_size = 0, arena_in_use = 0, peer_arena_free = 0;
+    // The session: 1 if its stream goes in TLS records (channel.encrypt),
+    // 1 if the peer proved itself (the secret or its key).
+    std::uint64_t encrypted = 0, authenticated = 0;
   };
   enum class submit_status { queued, congested, too_large, closed };
 

@@ -52,8 +52,11 @@ class tcp_channel final : public channel {
   int wait_fd() const override { return fd_; }
   bool wants_write() const override { return !drained(); }
   void progress() override;
-  // Records read ahead wait inside TLS, where the socket cannot signal them.
-  bool arm() override { return tls_ && proto_.input_secured() && tls_->pending(); }
+  // Records read ahead wait inside TLS, where the socket cannot signal
+  // them: look again before sleeping, if there is room to take them.
+  bool arm() override {
+    return tls_ && proto_.input_secured() && tls_->pending() && proto_.takes_bytes();
+  }
   bool take_events(std::vector<event>& out) override { return proto_.take_events(out); }
   void authorize() override;
   std::string held_frame() const override { return proto_.held_frame(); }

@@ -109,6 +109,8 @@ class tcp_protocol {
   // ---- socket side ---------------------------------------------------------
   // Where the next received bytes go; length 0: do not read now.
   std::pair<unsigned char*, std::size_t> read_target();
+  // Whether read_target() would take any bytes now.
+  bool takes_bytes() const;
   // The same, plus the next frame's header buffer after a payload, so one
   // readv takes a payload's end and the header behind it: up to 2 iovecs.
   std::size_t read_targets(iovec* iov);
