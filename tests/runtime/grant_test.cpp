@@ -755,6 +755,10 @@ TEST_CASE_FIXTURE(two_nodes,
   }
   caf::scoped_actor self{b->system()};
   auto me = caf::actor_cast<caf::actor>(self);
+  // b's side of the connection a dialed is up once a's confirmation is in,
+  // which may be after a made its grants.
+  for (int i = 0; i < 250 && b->stats().peers.empty(); ++i)
+    std::this_thread::sleep_for(20ms);
   for (std::size_t k = 0; k < lent.size(); ++k) {
     auto into = b->allocate(4096);
     auto got = status_of(self, b->read(lent[k], 0, into, me));

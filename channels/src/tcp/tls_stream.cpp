@@ -61,7 +61,7 @@ std::unique_ptr<tls_stream> tls_stream::over(ssl_st* ssl, int fd, std::string& e
     error = "no finished TLS session to encrypt with";
     return nullptr;
   }
-  std::unique_ptr<tls_stream> s(new tls_stream(ssl));
+  std::unique_ptr<tls_stream> s(new tls_stream(ssl, fd));
   BIO* in = BIO_new_socket(fd, BIO_NOCLOSE);
   BIO* out = BIO_new(sink_method());
   if (!in || !out) {
@@ -91,6 +91,18 @@ void tls_stream::append(const char* data, std::size_t length) {
   if (sent_ == sealed_.size()) {
     sealed_.clear();
     sent_ = 0;
+    while (length > 0 && send_error_.empty()) {
+      ssize_t n = ::send(fd_, data, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0) {
+        if (errno == EINTR)
+          continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+          send_error_ = std::string{"send failed: "} + std::strerror(errno);
+        break;
+      }
+      data += n;
+      length -= static_cast<std::size_t>(n);
+    }
   }
   sealed_.insert(sealed_.end(), data, data + length);
 }
@@ -159,6 +171,10 @@ std::size_t tls_stream::seal(const iovec* iov, std::size_t count, std::string& e
 }
 
 bool tls_stream::send_some(int fd, std::string& error) {
+  if (!send_error_.empty()) {
+    error = send_error_;
+    return false;
+  }
   while (sent_ < sealed_.size()) {
     ssize_t n =
         ::send(fd, sealed_.data() + sent_, sealed_.size() - sent_, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -46,11 +46,12 @@ class tls_stream {
   bool send_some(int fd, std::string& error);
   bool drained() const { return sent_ == sealed_.size() && batch_.empty(); }
 
-  // OpenSSL's sink for sealed records.
+  // OpenSSL's sink for sealed records: to the socket at once when nothing
+  // waits before them and it takes them, the rest kept (one copy less).
   void append(const char* data, std::size_t length);
 
  private:
-  explicit tls_stream(ssl_st* ssl) : ssl_(ssl) {}
+  tls_stream(ssl_st* ssl, int fd) : ssl_(ssl), fd_(fd) {}
   bool write_record(const unsigned char* p, std::size_t n, std::string& error);
   bool flush_batch(std::string& error);
 
@@ -59,6 +60,8 @@ class tls_stream {
   static constexpr std::size_t small_piece = 2 * 1024;
 
   ssl_st* ssl_;
+  int fd_;
+  std::string send_error_;  // a socket error met while appending
   std::vector<unsigned char> sealed_;
   std::size_t sent_ = 0;
   std::vector<unsigned char> batch_;  // small pieces joined into one record
