@@ -53,6 +53,12 @@ config::endpoint loopback(std::uint16_t port) {
   return {"127.0.0.1", port};
 }
 
+// Where the test's nodes listen: loopback on tcp, the VM's device address
+// on rdma.
+config::endpoint node_at(std::uint16_t port) {
+  return {node_settings("x").node.listen.host, port};
+}
+
 std::uint16_t free_port() {
   auto l = channels::tcp::listen_on(loopback(0));
   REQUIRE(l.fd >= 0);
@@ -152,7 +158,7 @@ struct scene {
     fill(data, ++round);
     CHECK(sum_at(*honest, sink, data) == checksum(data));
   }
-  config::endpoint at() const { return loopback(victim.port()); }
+  config::endpoint at() const { return node_at(victim.port()); }
 
   std::string log_path_;
   peer_process victim;
@@ -187,6 +193,8 @@ std::string setup_failure(const std::string& name, const config::endpoint& to,
 }  // namespace
 
 TEST_CASE("trust 1: a handshake reflected to its own node, or relayed to another, gets nowhere") {
+  if (fabric_under_test() != "tcp")
+    return;  // the relays are tcp's; the PSK's binding is the same on rdma (unit tests)
   // Reflection: node-b dials "node-x" at a relay that hands its own
   // greeting back to node-b's listener.
   {
@@ -236,7 +244,12 @@ TEST_CASE("trust 2: a member cannot make the node dial, and nodes it names are b
                [&](caf::error& e) { FAIL(s.honest->system().render(e)); });
 
   // A member names node after node for handles it sends: node-b dials a
-  // bounded number, at a bounded rate, and never again.
+  // bounded number, at a bounded rate, and never again (counted on tcp,
+  // where the named address can answer).
+  if (fabric_under_test() != "tcp") {
+    CHECK(s.victim.stop() == 0);
+    return;
+  }
   liar l("member", s.at(), node_settings("member"));
   auto forwarder = l.resolve("forwarder");
   REQUIRE(forwarder != 0);
@@ -372,7 +385,7 @@ TEST_CASE("trust 6: a use-once grant is never mapped for its holder, and used on
   if (fabric_under_test() != "tcp")
     return;  // raw frames: tcp's
   auto owner = start_node(node_settings("owner"));
-  liar holder("holder", loopback(owner->port()), node_settings("holder"));
+  liar holder("holder", node_at(owner->port()), node_settings("holder"));
   auto region = owner->allocate(64 << 10);
   fill(region, 1);
   auto g = once_connected(

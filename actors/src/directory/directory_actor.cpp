@@ -4,6 +4,7 @@
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/actors/directory/pending_table.hpp>
+#include <riomesh/actors/directory/recent_reasons.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/channels/verbs/memory_domain.hpp>
@@ -37,7 +38,7 @@ struct directory_state {
   caf::actor node;
   std::set<std::string> configured;
   std::set<std::string> connected;
-  std::map<std::string, std::string> last_failure;  // why the peer is not connected
+  recent_reasons last_failure;  // why the peer is not connected
   pending_table<resolve_wait> resolves;
   std::map<std::string, std::vector<caf::actor>> writable_waiters;
   bool stopping = false;
@@ -53,9 +54,8 @@ const std::string& me(self_ptr self) {
 
 caf::error not_connected(self_ptr self, const std::string& peer) {
   auto& st = self->state;
-  auto it = st.last_failure.find(peer);
-  return make_error(errc::not_connected,
-                    "node '" + peer + "'" + (it == st.last_failure.end() ? "" : ": " + it->second));
+  auto* why = st.last_failure.of(peer);
+  return make_error(errc::not_connected, "node '" + peer + "'" + (why ? ": " + *why : ""));
 }
 
 void resolve(self_ptr self, const std::string& peer, const std::string& name,
@@ -75,12 +75,11 @@ void resolve(self_ptr self, const std::string& peer, const std::string& name,
   if (!up && !st.configured.count(peer)) {
     // A node that dialed us and left is unknown again; why it left still
     // helps whoever asks.
-    auto why = st.last_failure.find(peer);
-    return (void)rp.deliver(make_error(
-        errc::unknown_node,
-        "node '" + peer + "' is neither configured nor connected" +
-            (why == st.last_failure.end() ? std::string{}
-                                          : " (its last connection ended: " + why->second + ")")));
+    auto* why = st.last_failure.of(peer);
+    return (void)rp.deliver(
+        make_error(errc::unknown_node,
+                   "node '" + peer + "' is neither configured nor connected" +
+                       (!why ? std::string{} : " (its last connection ended: " + *why + ")")));
   }
   auto id = st.resolves.add(peer, directory_state::resolve_wait{rp, name, false});
   if (up)
@@ -122,7 +121,7 @@ void resolved(self_ptr self, const std::string& peer, std::uint64_t id, std::uin
 void on_connected(self_ptr self, const std::string& peer, bool authenticated) {
   auto& st = self->state;
   st.connected.insert(peer);
-  st.last_failure.erase(peer);
+  st.last_failure.forget(peer);
   logging::info(me(self), "connected to node '" + peer + "'" +
                               (authenticated ? "" : " (unauthenticated: no secret)"));
   // Lookups that waited for this peer go out now.
@@ -145,7 +144,7 @@ void fail_peer(self_ptr self, const std::string& peer, const caf::error& why) {
 
 void on_closed(self_ptr self, const std::string& peer, const std::string& reason, bool stopped) {
   auto& st = self->state;
-  st.last_failure[peer] = reason;
+  st.last_failure.note(peer, reason);
   if (!st.connected.erase(peer)) {
     logging::debug(me(self), "node '" + peer + "': " + reason);
     return;  // a dial that failed: waits for it keep waiting, up to their timeout

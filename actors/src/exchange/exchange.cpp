@@ -141,9 +141,8 @@ void exchange::impl::fail_request(const request_wait& w, caf::error why) {
 
 caf::error exchange::impl::not_connected(const std::string& peer) const {
   std::lock_guard<std::mutex> guard(tables_lock);
-  auto it = last_failure.find(peer);
-  return make_error(errc::not_connected,
-                    "node '" + peer + "'" + (it == last_failure.end() ? "" : ": " + it->second));
+  auto* why = last_failure.of(peer);
+  return make_error(errc::not_connected, "node '" + peer + "'" + (why ? ": " + *why : ""));
 }
 
 void exchange::impl::keep_findable(const caf::strong_actor_ptr& who) {

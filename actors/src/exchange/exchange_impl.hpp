@@ -7,6 +7,7 @@
 #include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/actors/directory/export_table.hpp>
 #include <riomesh/actors/directory/pending_table.hpp>
+#include <riomesh/actors/directory/recent_reasons.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
 #include <riomesh/actors/exchange/handle_scan.hpp>
 #include <riomesh/actors/exchange/node_table.hpp>
@@ -264,7 +265,7 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::map<std::uint64_t, member_guard> guards;
   pending_table<request_wait> requests;
   std::set<std::string> congested_peers;
-  std::map<std::string, std::string> last_failure;  // why a peer's link ended
+  recent_reasons last_failure;  // why a peer's link ended
 
   struct atomic_counters {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},

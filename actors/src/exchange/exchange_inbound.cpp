@@ -322,7 +322,7 @@ void exchange::closed(link& l, const std::string& reason, bool stopped) {
   if (!l.peer_name().empty()) {
     {
       std::lock_guard<std::mutex> guard(impl_->tables_lock);
-      impl_->last_failure[l.peer_name()] = reason;
+      impl_->last_failure.note(l.peer_name(), reason);
     }
     std::lock_guard<std::mutex> guard(impl_->routes_lock);
     auto it = impl_->routes.find(l.peer_name());
