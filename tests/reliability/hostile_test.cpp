@@ -5,6 +5,7 @@
 // tcp here; rdma in the VM (RIOMESH_CHANNEL=rdma), with verbs lies as well.
 #include "liar.hpp"
 #include "verbs_liar.hpp"
+#include "victim.hpp"
 
 #include <cluster.hpp>
 #include <process.hpp>
@@ -30,51 +31,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string log_path(const std::string& what) {
-  return "/tmp/riomesh-hostile-" + what + "-" + std::to_string(::getpid()) + ".log";
-}
-
-// The victim, and an honest node connected to it that checks it still
-// serves, with a fresh payload each time.
-struct scene {
-  explicit scene(const std::string& what)
-      : log_path_(log_path(what)), victim({"node-b", "serve"}, log_path_) {
-    REQUIRE(victim.started());
-    honest = start_node(node_settings("node-a", {{"node-b", victim.port()}}));
-    auto s = honest->remote_actor("node-b", "sink", 10s);
-    REQUIRE_MESSAGE(s, error_text(*honest, s));
-    sink = *s;
-    still_serves();
-  }
-  ~scene() { std::remove(log_path_.c_str()); }
-
-  void still_serves() {
-    auto data = honest->allocate(1 << 20);
-    fill(data, ++round);
-    CHECK(sum_at(*honest, sink, data) == checksum(data));
-  }
-  config::endpoint victim_address() const {
-    return {node_settings("x").node.listen.host, victim.port()};
-  }
-  // The lie went out: the victim must drop that liar, say why, and go on.
-  void expect_cut_off(liar& l, const std::string& name, const std::string& reason) {
-    CHECK_MESSAGE(victim.wait_log("lost node '" + name + "'", 15s), victim.log());
-    auto log = victim.log();
-    auto at = log.find("lost node '" + name + "'");
-    if (at != std::string::npos && !reason.empty()) {
-      auto line = log.substr(at, log.find('\n', at) - at);
-      CHECK_MESSAGE(line.find(reason) != std::string::npos, line);
-    }
-    CHECK(l.wait_closed(15s));
-    still_serves();
-  }
-
-  std::string log_path_;
-  peer_process victim;
-  std::unique_ptr<runtime> honest;
-  caf::actor sink;
-  std::uint64_t round = 0;
-};
+using scene = victim_scene;
 
 }  // namespace
 
@@ -94,7 +51,7 @@ TEST_CASE("hostile: envelope lies each close only the liar's connection, with th
         std::this_thread::sleep_for(5ms);
       }
     });
-    liar l(name, s.victim_address(), like);
+    liar l(name, s.at(), like);
     l.say(lie.bytes);
     s.expect_cut_off(l, name, lie.expected_reason);
     watching = false;
@@ -121,7 +78,7 @@ TEST_CASE("hostile: lies on the queue pair each close only the liar's connection
   for (auto lie : all_verbs_lies()) {
     CAPTURE(to_string(lie));
     auto name = "liar-" + std::to_string(++n);
-    liar l(name, s.victim_address(), like);
+    liar l(name, s.at(), like);
     tell(l.channel(), lie);
     s.expect_cut_off(l, name, expected_reason(lie));
   }
@@ -131,7 +88,7 @@ TEST_CASE("hostile: lies on the queue pair each close only the liar's connection
 TEST_CASE("hostile: a member's CAF system messages to a published actor are refused, it lives") {
   scene s("system");
   auto like = node_settings("member");
-  liar l("member", s.victim_address(), like);
+  liar l("member", s.at(), like);
   auto calc_id = l.resolve("calc");
   auto sink_id = l.resolve("sink");
   REQUIRE(calc_id != 0);
@@ -183,7 +140,7 @@ TEST_CASE("hostile: a member's CAF system messages to a published actor are refu
 
 TEST_CASE("hostile: a member's forged grant uses and answers are refused by name, it stays") {
   scene s("grant");
-  liar l("member", s.victim_address(), node_settings("member"));
+  liar l("member", s.at(), node_settings("member"));
   auto use = [&](std::uint64_t grant_id, std::uint64_t op, std::vector<unsigned char> body) {
     actors::envelope e;
     e.kind = actors::envelope_kind::grant_use;

@@ -6,6 +6,7 @@
 // replaces the old), with the secret only once the old session is found
 // gone. The victim runs in its own process.
 #include "liar.hpp"
+#include "victim.hpp"
 
 #include <cluster.hpp>
 #include <process.hpp>
@@ -48,31 +49,12 @@ struct key_file {
 };
 
 // Environment for the runtime_peer children started in its scope.
-struct child_env {
-  child_env(const std::string& key, const std::string& keys) {
-    ::setenv("RUNTIME_PEER_KEY", key.c_str(), 1);
-    ::setenv("RUNTIME_PEER_KEYS", keys.c_str(), 1);
-    ::setenv("RUNTIME_PEER_INFO", "1", 1);
-  }
-  ~child_env() {
-    ::unsetenv("RUNTIME_PEER_KEY");
-    ::unsetenv("RUNTIME_PEER_KEYS");
-    ::unsetenv("RUNTIME_PEER_INFO");
-  }
-};
+child_env::vars keyed(const std::string& key, const std::string& keys) {
+  return {{"RUNTIME_PEER_KEY", key}, {"RUNTIME_PEER_KEYS", keys}, {"RUNTIME_PEER_INFO", "1"}};
+}
 
 config::endpoint at(const peer_process& p) {
   return {node_settings("x").node.listen.host, p.port()};
-}
-
-std::string setup_failure(const std::string& name, const config::endpoint& to,
-                          const config::settings& like) {
-  try {
-    liar impostor(name, to, like);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -106,7 +88,7 @@ TEST_CASE("takeover: with the secret only, a second session for a connected name
 TEST_CASE("takeover: with node keys, a member cannot claim a listed name at all") {
   key_file ka("node-a"), kb("node-b");
   auto log = temp_path("keys.log");
-  child_env env(kb.path, "node-a=" + public_text(ka.key));
+  child_env env(keyed(kb.path, "node-a=" + public_text(ka.key)));
   peer_process victim({"node-b", "serve"}, log);
   REQUIRE(victim.started());
   auto s = node_settings("node-a", {{"node-b", victim.port()}});
@@ -147,7 +129,7 @@ TEST_CASE("takeover: a node that restarted gets back in, at once when its key pr
     key_file ka("node-a"), kb("node-b");
     auto log = temp_path("restart-b.log"), old_log = temp_path("restart-a1.log"),
          new_log = temp_path("restart-a2.log");
-    child_env env(keys ? kb.path : "", keys ? "node-a=" + public_text(ka.key) : "");
+    child_env env(keyed(keys ? kb.path : "", keys ? "node-a=" + public_text(ka.key) : ""));
     peer_process victim({"node-b", "serve"}, log);
     REQUIRE(victim.started());
     auto port = std::to_string(victim.port());

@@ -7,6 +7,7 @@
 // that makes the node refuse it over and over. tcp on loopback; the
 // handshake's own cases are in tests/unit/handshake_test.cpp.
 #include "liar.hpp"
+#include "victim.hpp"
 
 #include <cluster.hpp>
 #include <handle_actors.hpp>
@@ -53,11 +54,7 @@ config::endpoint loopback(std::uint16_t port) {
   return {"127.0.0.1", port};
 }
 
-// Where the test's nodes listen: loopback on tcp, the VM's device address
-// on rdma.
-config::endpoint node_at(std::uint16_t port) {
-  return {node_settings("x").node.listen.host, port};
-}
+using scene = victim_scene;
 
 std::uint16_t free_port() {
   auto l = channels::tcp::listen_on(loopback(0));
@@ -139,56 +136,6 @@ struct counting_listener {
   std::atomic<bool> stop{false};
   std::thread thread;
 };
-
-// The victim, and an honest node connected to it that checks it still
-// serves (as in hostile_test.cpp).
-struct scene {
-  explicit scene(const std::string& what, std::vector<std::string> args = {"node-b", "serve"})
-      : log_path_(log_path(what)), victim(args, log_path_) {
-    REQUIRE(victim.started());
-    honest = start_node(node_settings("node-a", {{"node-b", victim.port()}}));
-    auto s = honest->remote_actor("node-b", "sink", 10s);
-    REQUIRE_MESSAGE(s, error_text(*honest, s));
-    sink = *s;
-    still_serves();
-  }
-  ~scene() { std::remove(log_path_.c_str()); }
-  void still_serves() {
-    auto data = honest->allocate(256 << 10);
-    fill(data, ++round);
-    CHECK(sum_at(*honest, sink, data) == checksum(data));
-  }
-  config::endpoint at() const { return node_at(victim.port()); }
-
-  std::string log_path_;
-  peer_process victim;
-  std::unique_ptr<runtime> honest;
-  caf::actor sink;
-  std::uint64_t round = 0;
-};
-
-struct child_env {
-  using vars = std::vector<std::pair<std::string, std::string>>;
-  explicit child_env(vars v) : vars_(std::move(v)) {
-    for (auto& [k, v] : vars_)
-      ::setenv(k.c_str(), v.c_str(), 1);
-  }
-  ~child_env() {
-    for (auto& [k, v] : vars_)
-      ::unsetenv(k.c_str());
-  }
-  vars vars_;
-};
-
-std::string setup_failure(const std::string& name, const config::endpoint& to,
-                          const config::settings& like, const actors::node_identity& id = {}) {
-  try {
-    liar l(name, to, like, true, id);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 

@@ -1,0 +1,77 @@
+#include "victim.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace riomesh::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string log_of(const std::string& what) {
+  return "/tmp/riomesh-victim-" + what + "-" + std::to_string(::getpid()) + ".log";
+}
+
+}  // namespace
+
+config::endpoint node_at(std::uint16_t port) {
+  return {node_settings("x").node.listen.host, port};
+}
+
+victim_scene::victim_scene(const std::string& what, const std::vector<std::string>& args)
+    : log_path(log_of(what)), victim(args, log_path) {
+  REQUIRE(victim.started());
+  honest = start_node(node_settings("node-a", {{"node-b", victim.port()}}));
+  auto s = honest->remote_actor("node-b", "sink", 10s);
+  REQUIRE_MESSAGE(s, error_text(*honest, s));
+  sink = *s;
+  still_serves();
+}
+
+victim_scene::~victim_scene() {
+  std::remove(log_path.c_str());
+}
+
+void victim_scene::still_serves() {
+  auto data = honest->allocate(1 << 20);
+  fill(data, ++round);
+  CHECK(sum_at(*honest, sink, data) == checksum(data));
+}
+
+void victim_scene::expect_cut_off(liar& l, const std::string& name, const std::string& reason) {
+  CHECK_MESSAGE(victim.wait_log("lost node '" + name + "'", 15s), victim.log());
+  auto log = victim.log();
+  auto at = log.find("lost node '" + name + "'");
+  if (at != std::string::npos && !reason.empty()) {
+    auto line = log.substr(at, log.find('\n', at) - at);
+    CHECK_MESSAGE(line.find(reason) != std::string::npos, line);
+  }
+  CHECK(l.wait_closed(15s));
+  still_serves();
+}
+
+child_env::child_env(vars v) : set(std::move(v)) {
+  for (auto& [k, value] : set)
+    ::setenv(k.c_str(), value.c_str(), 1);
+}
+
+child_env::~child_env() {
+  for (auto& [k, value] : set)
+    ::unsetenv(k.c_str());
+}
+
+std::string setup_failure(const std::string& name, const config::endpoint& to,
+                          const config::settings& like, const actors::node_identity& id) {
+  try {
+    liar l(name, to, like, true, id);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace riomesh::test
