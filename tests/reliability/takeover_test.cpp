@@ -33,21 +33,6 @@ std::string temp_path(const std::string& what) {
   return "/tmp/riomesh-takeover-" + what + "-" + std::to_string(::getpid());
 }
 
-std::string public_text(const actors::node_key& k) {
-  return config::public_key_text(std::string(k.public_part().begin(), k.public_part().end()));
-}
-
-// A key written where RUNTIME_PEER_KEY can find it.
-struct key_file {
-  explicit key_file(const std::string& name)
-      : key(actors::node_key::generate()), path(temp_path(name + ".key")) {
-    std::ofstream(path) << config::private_key_pem(key.seed());
-  }
-  ~key_file() { std::remove(path.c_str()); }
-  actors::node_key key;
-  std::string path;
-};
-
 // Environment for the runtime_peer children started in its scope.
 child_env::vars keyed(const std::string& key, const std::string& keys) {
   return {{"RUNTIME_PEER_KEY", key}, {"RUNTIME_PEER_KEYS", keys}, {"RUNTIME_PEER_INFO", "1"}};
@@ -88,7 +73,7 @@ TEST_CASE("takeover: with the secret only, a second session for a connected name
 TEST_CASE("takeover: with node keys, a member cannot claim a listed name at all") {
   key_file ka("node-a"), kb("node-b");
   auto log = temp_path("keys.log");
-  child_env env(keyed(kb.path, "node-a=" + public_text(ka.key)));
+  child_env env(keyed(kb.path, "node-a=" + ka.public_text()));
   peer_process victim({"node-b", "serve"}, log);
   REQUIRE(victim.started());
   auto s = node_settings("node-a", {{"node-b", victim.port()}});
@@ -129,12 +114,12 @@ TEST_CASE("takeover: a node that restarted gets back in, at once when its key pr
     key_file ka("node-a"), kb("node-b");
     auto log = temp_path("restart-b.log"), old_log = temp_path("restart-a1.log"),
          new_log = temp_path("restart-a2.log");
-    child_env env(keyed(keys ? kb.path : "", keys ? "node-a=" + public_text(ka.key) : ""));
+    child_env env(keyed(keys ? kb.path : "", keys ? "node-a=" + ka.public_text() : ""));
     peer_process victim({"node-b", "serve"}, log);
     REQUIRE(victim.started());
     auto port = std::to_string(victim.port());
     ::setenv("RUNTIME_PEER_KEY", keys ? ka.path.c_str() : "", 1);
-    ::setenv("RUNTIME_PEER_KEYS", keys ? ("node-b=" + public_text(kb.key)).c_str() : "", 1);
+    ::setenv("RUNTIME_PEER_KEYS", keys ? ("node-b=" + kb.public_text()).c_str() : "", 1);
     peer_process old_a({"node-a", "serve", "0", "node-b", port}, old_log);
     REQUIRE(old_a.started());
     REQUIRE_MESSAGE(victim.wait_log("connected to node 'node-a'", 10s), victim.log());

@@ -255,6 +255,37 @@ TEST_CASE("trust 2: a member cannot make the node dial, and nodes it names are b
   CHECK(stopped == 0);
 }
 
+TEST_CASE("trust 2: a key cluster.admins names controls the node as its own process does") {
+  key_file ka("node-a"), kb("node-b");
+  child_env env(child_env::vars{{"RUNTIME_PEER_KEY", kb.path},
+                                {"RUNTIME_PEER_KEYS", "node-a=" + ka.public_text()},
+                                {"RUNTIME_PEER_ADMINS", "node-a"}});
+  auto log = "/tmp/riomesh-trust-admin-" + std::to_string(::getpid()) + ".log";
+  peer_process victim({"node-b", "serve"}, log);
+  REQUIRE(victim.started());
+  auto third = start_node(node_settings("node-c"));  // the secret gets it in
+  auto sa = node_settings("node-a", {{"node-b", victim.port()}});
+  sa.node.key = ka.key.seed();
+  sa.cluster.keys.emplace_back(
+      "node-b", std::string(kb.key.public_part().begin(), kb.key.public_part().end()));
+  auto a = start_node(sa);
+  auto admin = a->remote_actor("node-b", admin_name, 10s);
+  REQUIRE_MESSAGE(admin, error_text(*a, admin));
+  caf::scoped_actor self{a->system()};
+  std::string dialed;
+  self->request(*admin, 10s, dial_atom::value, node_settings("x").node.listen.host, third->port())
+      .receive([&](const std::string& name) { dialed = name; },
+               [&](caf::error& e) { FAIL(a->system().render(e)); });
+  CHECK(dialed == "node-c");
+  // node-c sees node-b now: a session node-a's key asked for.
+  for (int i = 0; i < 250 && third->stats().peers.empty(); ++i)
+    std::this_thread::sleep_for(20ms);
+  REQUIRE(third->stats().peers.size() == 1);
+  CHECK(third->stats().peers[0].first == "node-b");
+  CHECK(victim.stop() == 0);
+  std::remove(log.c_str());
+}
+
 TEST_CASE("trust 3: a member cannot claim another node's CAF node id") {
   scene s("identity");
   auto of_a = identity_of(s.honest->system().node());

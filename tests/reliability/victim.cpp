@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <riomesh/config/key_text.hpp>
+
 #include <cstdio>
+#include <fstream>
 
 namespace riomesh::test {
 namespace {
@@ -52,6 +55,20 @@ void victim_scene::expect_cut_off(liar& l, const std::string& name, const std::s
   }
   CHECK(l.wait_closed(15s));
   still_serves();
+}
+
+key_file::key_file(const std::string& name)
+    : key(actors::node_key::generate()),
+      path("/tmp/riomesh-key-" + name + "-" + std::to_string(::getpid()) + ".key") {
+  std::ofstream(path) << config::private_key_pem(key.seed());
+}
+
+key_file::~key_file() {
+  std::remove(path.c_str());
+}
+
+std::string key_file::public_text() const {
+  return config::public_key_text(std::string(key.public_part().begin(), key.public_part().end()));
 }
 
 child_env::child_env(vars v) : set(std::move(v)) {

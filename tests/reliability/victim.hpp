@@ -6,6 +6,8 @@
 
 #include "liar.hpp"
 
+#include <riomesh/actors/handshake/node_key.hpp>
+
 #include <cluster.hpp>
 #include <process.hpp>
 
@@ -44,6 +46,16 @@ struct child_env {
   explicit child_env(vars v);
   ~child_env();
   vars set;
+};
+
+// A new node key, written where RUNTIME_PEER_KEY can find it (removed at
+// the end of its scope), and its public half as a keyring takes it.
+struct key_file {
+  explicit key_file(const std::string& name);
+  ~key_file();
+  std::string public_text() const;
+  actors::node_key key;
+  std::string path;
 };
 
 // Why a liar claiming `name` could not set up its session at `to` (empty:

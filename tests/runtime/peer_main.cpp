@@ -12,7 +12,7 @@
 // RUNTIME_PEER_KEY=FILE: its node key (PEM); RUNTIME_PEER_KEYS=NAME=KEY,...:
 // the public keys it trusts. RUNTIME_PEER_MAX_SESSIONS=N, RUNTIME_PEER_ARENA=BYTES
 // and RUNTIME_PEER_ARENA_BUDGET=BYTES: cluster.max_sessions, channel.arena and
-// memory.arena_budget.
+// memory.arena_budget. RUNTIME_PEER_ADMINS=NAME,...: cluster.admins.
 #include "cluster.hpp"
 #include "handle_actors.hpp"
 
@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
       s.cluster.keys.emplace_back(entry.substr(0, eq),
                                   config::parse_public_key(entry.substr(eq + 1), error));
     }
+  }
+  if (const char* admins = std::getenv("RUNTIME_PEER_ADMINS"); admins && *admins) {
+    std::stringstream list(admins);
+    for (std::string name; std::getline(list, name, ',');)
+      s.cluster.admins.push_back(name);
   }
   if (const char* n = std::getenv("RUNTIME_PEER_MAX_SESSIONS"); n && *n)
     s.cluster.max_sessions = static_cast<std::uint32_t>(std::stoul(n));
