@@ -1,8 +1,11 @@
-# riomesh_add_library(NAME SOURCES... [DEPENDS targets...] [PRIVATE_DEPENDS targets...])
+# riomesh_add_library(NAME SOURCES... [DEPENDS targets...] [PRIVATE_DEPENDS targets...]
+#                     [INSTALL_HEADERS paths...])
 # One library per layer: riomesh_<name>, exported as riomesh::<name>, with its
-# public headers under <layer>/include.
+# headers under <layer>/include. Only INSTALL_HEADERS (paths under include/)
+# are installed: what an application includes, and what those include. The
+# rest are the layers' own.
 function(riomesh_add_library name)
-  cmake_parse_arguments(arg "" "" "SOURCES;DEPENDS;PRIVATE_DEPENDS" ${ARGN})
+  cmake_parse_arguments(arg "" "" "SOURCES;DEPENDS;PRIVATE_DEPENDS;INSTALL_HEADERS" ${ARGN})
   set(target riomesh_${name})
   add_library(${target} ${arg_SOURCES})
   add_library(riomesh::${name} ALIAS ${target})
@@ -13,7 +16,10 @@ function(riomesh_add_library name)
   target_link_libraries(${target} PUBLIC ${arg_DEPENDS} PRIVATE ${arg_PRIVATE_DEPENDS})
   riomesh_set_warnings(${target})
   set_property(GLOBAL APPEND PROPERTY RIOMESH_EXPORTED_TARGETS ${target})
-  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  foreach(header ${arg_INSTALL_HEADERS})
+    get_filename_component(dir ${header} DIRECTORY)
+    install(FILES include/${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${dir})
+  endforeach()
 endfunction()
 
 function(riomesh_set_warnings target)

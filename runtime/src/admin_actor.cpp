@@ -15,7 +15,7 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-void flatten(const actors::directory_counters& n, stat_report& r) {
+void flatten(const node_counters& n, stat_report& r) {
   auto add = [&](const char* key, std::uint64_t v) { r.counters.emplace_back(key, v); };
   add("node.messages_out", n.messages_out);
   add("node.messages_in", n.messages_in);
@@ -46,7 +46,7 @@ void flatten(const actors::directory_counters& n, stat_report& r) {
   add("node.published", n.published);
 }
 
-void flatten(const channels::verbs::memory_domain::counters& m, stat_report& r) {
+void flatten(const memory_counters& m, stat_report& r) {
   auto add = [&](const char* key, std::uint64_t v) { r.counters.emplace_back(key, v); };
   add("memory.devices", m.devices);
   add("memory.registrations", m.registrations);
@@ -67,7 +67,7 @@ void flatten(const channels::verbs::memory_domain::counters& m, stat_report& r) 
   add("memory.cq_kicks", m.cq_kicks);
 }
 
-void flatten(const std::string& peer, const actors::connection_core::counters& c, stat_report& r) {
+void flatten(const std::string& peer, const connection_counters& c, stat_report& r) {
   auto add = [&](const char* key, std::uint64_t v) {
     r.counters.emplace_back("peer." + peer + "." + key, v);
   };

@@ -2,6 +2,8 @@
 
 #include "admin_actor.hpp"
 
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
 #include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/io/io_executor.hpp>

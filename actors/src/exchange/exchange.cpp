@@ -543,9 +543,9 @@ std::size_t exchange::proxies() const {
   return n;
 }
 
-directory_counters exchange::counters() const {
+node_counters exchange::counters() const {
   auto& c = impl_->count;
-  directory_counters out;
+  node_counters out;
   out.messages_out = c.messages_out;
   out.messages_in = c.messages_in;
   out.requests_out = c.requests_out;

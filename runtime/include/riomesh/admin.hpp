@@ -10,7 +10,7 @@
 //       without blocking: for actors that look up their peers themselves
 #pragma once
 
-#include <riomesh/actors/atoms.hpp>
+#include <riomesh/atoms.hpp>
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
@@ -25,8 +25,6 @@ namespace riomesh {
 using ping_atom = caf::atom_constant<caf::atom("rm_ping")>;
 using report_atom = caf::atom_constant<caf::atom("rm_report")>;
 using list_atom = caf::atom_constant<caf::atom("rm_list")>;
-using actors::dial_atom;
-using actors::resolve_atom;
 
 constexpr const char* admin_name = "riomesh.admin";
 

@@ -16,14 +16,14 @@
 // (riomesh::writable_atom, node) when a congested peer drains.
 #pragma once
 
-#include <riomesh/actors/atoms.hpp>
-#include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/admin.hpp>
+#include <riomesh/atoms.hpp>
 #include <riomesh/buffer.hpp>
 #include <riomesh/config/overrides.hpp>
 #include <riomesh/config/settings.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/grant.hpp>
+#include <riomesh/stats.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/actor_cast.hpp>
@@ -40,14 +40,6 @@
 #include <type_traits>
 
 namespace riomesh {
-
-using actors::dial_atom;
-using actors::grant_atom;
-using actors::grant_done_atom;
-using actors::revoke_atom;
-using actors::undelivered_atom;
-using actors::writable_atom;
-using node_stats = actors::node_stats;
 
 class runtime {
  public:

@@ -11,6 +11,8 @@
 // any thread) its space goes back to the peer in a batched release.
 #pragma once
 
+#include <riomesh/stats.hpp>
+
 #include <riomesh/actors/connection/direct_fetch.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/actors/placement/arena_allocator.hpp>
@@ -94,29 +96,7 @@ class connection_core {
     // to the same offset here before delivery (counted as staged_bytes_in).
     unsigned char* staged_to = nullptr;
   };
-  struct counters {
-    std::uint64_t messages_out = 0, messages_in = 0;
-    std::uint64_t bytes_placed_out = 0, bytes_placed_in = 0;
-    std::uint64_t inline_bytes_out = 0, inline_bytes_in = 0;  // envelope bodies: copied
-    std::uint64_t credit_stalls = 0;                          // a message waited for arena space
-    std::uint64_t streamed_bytes_in = 0;  // buffers beyond the arena, assembled: copied
-    std::uint64_t staged_bytes_in = 0;    // placed in host memory, copied to the device's
-    std::uint64_t staged_bytes_out = 0;   // device memory sent from a host copy
-    std::uint64_t direct_bytes_out = 0;   // direct writes into the peer's own maps
-    std::uint64_t dropped = 0;            // queued, then dropped (a write without a map)
-    // rdma: memory registered to send from (send_registrations.hpp).
-    std::uint64_t registrations = 0, registration_hits = 0, per_write_registrations = 0;
-    std::uint64_t releases_out = 0, releases_in = 0;
-    std::size_t queue_depth = 0;
-    // What this node exposes to the peer (riomap, by the iomap manager).
-    std::uint64_t exposed_maps = 0, exposed_bytes = 0;
-    // Our arena: its size and what the peer's placed buffers hold of it;
-    // the peer's: what is left for our buffers (the placement credits).
-    std::uint64_t arena_size = 0, arena_in_use = 0, peer_arena_free = 0;
-    // The session: 1 if its stream goes in TLS records (channel.encrypt),
-    // 1 if the peer proved itself (the secret or its key).
-    std::uint64_t encrypted = 0, authenticated = 0;
-  };
+  using counters = connection_counters;
   enum class submit_status { queued, congested, too_large, closed };
 
   // `arena` (size settings.inbound.arena_size) is ours, mapped for the peer

@@ -16,6 +16,7 @@
 #include <riomesh/actors/grants/grant_table.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/config/settings.hpp>
+#include <riomesh/stats.hpp>
 
 #include <caf/fwd.hpp>
 
@@ -31,7 +32,6 @@
 
 namespace riomesh::actors {
 
-struct directory_counters;
 class io_loop;
 class node_table;
 struct io_executor_limits;
@@ -155,7 +155,7 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // Whether a send to `peer` was refused as congested since it last drained.
   bool congested(const std::string& peer) const;
   void drained(const std::string& peer);
-  directory_counters counters() const;
+  node_counters counters() const;
   std::size_t proxies() const;
   // Lets every actor handle go (published actors, proxies, waiting
   // requesters, the node and the directory): the runtime is done.

@@ -13,6 +13,8 @@
 // (device::windows()).
 #pragma once
 
+#include <riomesh/stats.hpp>
+
 #include <riomesh/channels/memory/registration_cache.hpp>
 #include <riomesh/channels/memory/shared_registrations.hpp>
 #include <riomesh/channels/verbs/shared_cq.hpp>
@@ -43,21 +45,7 @@ struct memory_limits {
 
 class memory_domain {
  public:
-  struct counters {
-    std::uint64_t devices = 0;            // protection domains open
-    std::uint64_t registrations = 0;      // memory regions made, ever
-    std::uint64_t registered = 0;         // memory regions live
-    std::uint64_t pinned_bytes = 0;       // their bytes
-    std::uint64_t peak_pinned_bytes = 0;  // the most at once
-    std::uint64_t refused = 0;            // past a bound, or by the device
-    std::uint64_t cache_hits = 0, cache_misses = 0, cache_evictions = 0, cache_trimmed = 0;
-    std::uint64_t cache_entries = 0, cache_bytes = 0;
-    // The devices' shared completion queues (shared_cq.hpp), the queue
-    // pairs on them now, their polls, completions of closed connections
-    // they dropped, and sleeping connections their watchers woke.
-    std::uint64_t completion_queues = 0, cq_queue_pairs = 0, cq_polls = 0, cq_strays = 0,
-                  cq_kicks = 0;
-  };
+  using counters = memory_counters;
 
   // The domain's view of one device.
   class device {
