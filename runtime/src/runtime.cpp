@@ -5,10 +5,10 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
-#include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/memory/iomap_manager.hpp>
+#include <riomesh/actors/peers/node_table.hpp>
 #include <riomesh/actors/scheduler.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/buffer_pool.hpp>

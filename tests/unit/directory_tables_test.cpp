@@ -1,7 +1,7 @@
 // The directory's bookkeeping without actors: who waits on which peer,
 // and which local actors peers may address.
-#include <riomesh/actors/directory/export_table.hpp>
-#include <riomesh/actors/directory/pending_table.hpp>
+#include <riomesh/actors/reach/export_table.hpp>
+#include <riomesh/actors/requests/pending_table.hpp>
 
 #include <doctest/doctest.h>
 
@@ -113,7 +113,7 @@ TEST_CASE("export table: published names, ids peers learn, and who to tell on ex
 }
 
 #include <riomesh/actors/connection/session_registry.hpp>
-#include <riomesh/actors/exchange/node_table.hpp>
+#include <riomesh/actors/peers/node_table.hpp>
 
 namespace {
 

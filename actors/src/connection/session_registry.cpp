@@ -1,6 +1,6 @@
 #include <riomesh/actors/connection/session_registry.hpp>
 
-#include <riomesh/actors/exchange/node_table.hpp>
+#include <riomesh/actors/peers/node_table.hpp>
 
 namespace riomesh::actors {
 

@@ -3,10 +3,10 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/directory/directory.hpp>
-#include <riomesh/actors/directory/pending_table.hpp>
-#include <riomesh/actors/directory/recent_reasons.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
+#include <riomesh/actors/peers/recent_reasons.hpp>
+#include <riomesh/actors/requests/pending_table.hpp>
 #include <riomesh/channels/verbs/memory_domain.hpp>
 
 #include <riomesh/buffer_inspect.hpp>

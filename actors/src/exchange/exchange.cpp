@@ -2,7 +2,7 @@
 // The inbound path is in exchange_inbound.cpp.
 #include "exchange_impl.hpp"
 
-#include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/actors/exchange/remote_proxy.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/config/text.hpp>
 #include <riomesh/log.hpp>

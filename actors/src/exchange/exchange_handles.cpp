@@ -8,7 +8,7 @@
 // to keep the actor alive for us and say when it exits (watch).
 #include "exchange_impl.hpp"
 
-#include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/actors/exchange/remote_proxy.hpp>
 #include <riomesh/channels/wire/byte_order.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/config/text.hpp>

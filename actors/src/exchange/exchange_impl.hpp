@@ -4,15 +4,14 @@
 
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
-#include <riomesh/actors/directory/directory.hpp>
-#include <riomesh/actors/directory/export_table.hpp>
-#include <riomesh/actors/directory/pending_table.hpp>
-#include <riomesh/actors/directory/recent_reasons.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
-#include <riomesh/actors/exchange/handle_scan.hpp>
-#include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/grants/grant_wire.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
+#include <riomesh/actors/peers/node_table.hpp>
+#include <riomesh/actors/peers/recent_reasons.hpp>
+#include <riomesh/actors/reach/export_table.hpp>
+#include <riomesh/actors/reach/handle_scan.hpp>
+#include <riomesh/actors/requests/pending_table.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/message_codec.hpp>
 

@@ -3,10 +3,10 @@
 // with a request id the response can be matched to on its way back; a
 // response goes to the actor that waits for it. Links coming and going are
 // the node actor's to judge: it hears of them here.
-#include "../directory/system_message.hpp"
+#include <riomesh/actors/reach/system_message.hpp>
 #include "exchange_impl.hpp"
 
-#include <riomesh/actors/directory/remote_proxy.hpp>
+#include <riomesh/actors/exchange/remote_proxy.hpp>
 #include <riomesh/config/text.hpp>
 #include <riomesh/log.hpp>
 #include <riomesh/message_codec.hpp>

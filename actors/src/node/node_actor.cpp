@@ -1,11 +1,11 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
-#include <riomesh/actors/exchange/node_table.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/node/admission.hpp>
 #include <riomesh/actors/node/node_actor.hpp>
+#include <riomesh/actors/peers/node_table.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/errc.hpp>

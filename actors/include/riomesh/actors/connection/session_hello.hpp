@@ -18,6 +18,8 @@
 //   refusal: u16 length (at most 1024), text
 #pragma once
 
+#include <riomesh/actors/peers/node_identity.hpp>
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -25,21 +27,6 @@
 #include <vector>
 
 namespace riomesh::actors {
-
-// A node as actor handles name it (CAF's node id: a host id and a process
-// id), and where it listens.
-struct node_identity {
-  std::uint32_t process_id = 0;
-  std::array<std::uint8_t, 20> host_id{};
-  std::string listen_host;  // empty: the address its connections come from
-  std::uint16_t listen_port = 0;
-  bool valid() const {
-    for (auto b : host_id)
-      if (b != 0)
-        return true;
-    return false;
-  }
-};
 
 struct session_terms {
   std::uint64_t arena_size = 0;

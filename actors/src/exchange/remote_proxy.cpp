@@ -1,6 +1,6 @@
 #include <riomesh/actors/atoms.hpp>
-#include <riomesh/actors/directory/remote_proxy.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/exchange/remote_proxy.hpp>
 
 #include <caf/mailbox_element.hpp>
 #include <caf/make_actor.hpp>

@@ -1,4 +1,4 @@
-#include <riomesh/actors/exchange/node_table.hpp>
+#include <riomesh/actors/peers/node_table.hpp>
 
 namespace riomesh::actors {
 

@@ -1,4 +1,4 @@
-#include <riomesh/actors/exchange/handle_scan.hpp>
+#include <riomesh/actors/reach/handle_scan.hpp>
 
 #include <riomesh/channels/wire/byte_order.hpp>
 

@@ -8,7 +8,7 @@
 // codec knows are application data (inline buffers) are skipped.
 #pragma once
 
-#include <riomesh/actors/exchange/node_table.hpp>
+#include <riomesh/actors/peers/node_table.hpp>
 
 #include <array>
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "system_message.hpp"
+#include <riomesh/actors/reach/system_message.hpp>
 
 #include <caf/atom.hpp>
 #include <caf/downstream_msg.hpp>

@@ -9,7 +9,7 @@
 // Thread-safe.
 #pragma once
 
-#include <riomesh/actors/connection/session_hello.hpp>
+#include <riomesh/actors/peers/node_identity.hpp>
 #include <riomesh/config/settings.hpp>
 
 #include <cstdint>
