@@ -204,7 +204,7 @@ struct runtime::impl {
       limits.heavy = settings.runtime.io_handler_limit;
       x->run_actors_on(loop, limits);
     }
-    iomap_manager = actors::spawn_iomap_manager(
+    public_iomap_manager = iomap_manager = actors::spawn_iomap_manager(
         system, {x, &loop,
                  choice.fabric == config::fabric_kind::verbs ? params.node.channel.memory : nullptr,
                  settings.memory.cache_idle});
@@ -240,6 +240,7 @@ struct runtime::impl {
     directory = nullptr;
     admin = nullptr;
     iomap_manager = nullptr;
+    public_iomap_manager = nullptr;
   }
   void stop() {
     if (admin)
@@ -262,7 +263,9 @@ struct runtime::impl {
   caf::actor_system system;
   caf::actor directory;
   caf::actor admin;
-  caf::actor iomap_manager;  // exposes memory to peers; gives back idle registrations
+  // Exposes memory to peers, lends it; gives back idle registrations.
+  actors::iomap_manager_impl iomap_manager;
+  iomap_manager_actor public_iomap_manager;  // the same, as applications see it
   std::string fabric;
   std::uint16_t port = 0;
   // On rdma: the node's memory domain, whose shared completion queues the
@@ -319,8 +322,8 @@ const caf::actor& runtime::admin() const {
   return impl_->admin;
 }
 
-const caf::actor& runtime::iomap_manager() const {
-  return impl_->iomap_manager;
+const iomap_manager_actor& runtime::iomap_manager() const {
+  return impl_->public_iomap_manager;
 }
 
 const std::string& runtime::fabric() const {

@@ -23,6 +23,7 @@
 #include <riomesh/config/settings.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/grant.hpp>
+#include <riomesh/iomap.hpp>
 #include <riomesh/stats.hpp>
 
 #include <caf/actor.hpp>
@@ -72,7 +73,7 @@ class runtime {
   // The iomap manager: from inside an actor, request (grant_atom, node,
   // buffer, std::uint8_t rights, bool once) -> grant, or (revoke_atom,
   // grant id) -> bool, instead of the blocking make_grant and revoke.
-  const caf::actor& iomap_manager() const;
+  const iomap_manager_actor& iomap_manager() const;
 
   // Names an actor for the other nodes; it stays alive while published.
   template <class Handle>

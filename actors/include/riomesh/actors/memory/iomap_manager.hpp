@@ -1,17 +1,13 @@
 // The iomap manager: one actor per node for what the node exposes to its
 // peers and the slow path of its memory domain.
 //
-// Exposing (riomap) and unexposing (riounmap) are messages to it:
-//   (expose_atom, peer, buffer) -> the offset the peer writes to
-//   (unexpose_atom, peer, offset) -> whether a map was taken down
-// So are lending memory to a peer and taking it back (riomesh/grant.hpp):
-//   (grant_atom, peer, buffer, rights, once) -> the grant (mapped for the
-//     peer if it may write)
-//   (revoke_atom, grant id) -> whether it was still given; once answered,
-//     no use of it succeeds and its map is down
-// It reaches the peer's link through the exchange's routes and has the
-// link's I/O thread bind or unbind the map (a memory window or a
-// registration on rdma, a map entry on tcp), one hand-off each way.
+// Exposing (riomap) and unexposing (riounmap), lending memory to a peer and
+// taking it back are messages to it (riomesh/iomap.hpp). It reaches the
+// peer's link through the exchange's routes and has the link's I/O thread
+// bind or unbind the map (a memory window or a registration on rdma, a map
+// entry on tcp); the link's answer comes back as a message of its own
+// (link_mapped, link_unmapped, link_lent), so that only the manager's
+// thread touches its promises: one hand-off each way.
 //
 // Connections never ask it anything on the hot path: they read and fill the
 // domain's shared send cache on the I/O thread themselves, since a send
@@ -21,6 +17,11 @@
 // pinned for the life of the node.
 #pragma once
 
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/iomap.hpp>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/error.hpp>
 #include <caf/fwd.hpp>
 
 #include <chrono>
@@ -42,6 +43,30 @@ struct iomap_manager_params {
   std::chrono::nanoseconds idle{0};  // 0: send registrations stay cached
 };
 
-caf::actor spawn_iomap_manager(caf::actor_system& sys, iomap_manager_params p);
+// A link's answers, from its I/O thread, to the request `key` stands for.
+struct link_mapped {
+  std::uint64_t key = 0;
+  std::uint64_t offset = 0;
+  caf::error error;  // none: mapped at `offset`
+};
+struct link_unmapped {
+  std::uint64_t key = 0;
+  bool done = false;
+};
+struct link_lent {
+  std::uint64_t key = 0;
+  grant lent;
+  caf::error error;  // none: `lent` is the grant
+};
+
+using iomap_manager_impl =
+    iomap_manager_actor::extend<caf::reacts_to<link_mapped>, caf::reacts_to<link_unmapped>,
+                                caf::reacts_to<link_lent>, caf::reacts_to<trim_atom>>;
+
+iomap_manager_impl spawn_iomap_manager(caf::actor_system& sys, iomap_manager_params p);
 
 }  // namespace riomesh::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::link_mapped)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::link_unmapped)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::link_lent)
