@@ -30,17 +30,17 @@ namespace {
 // One side's memory and engine. Keys are unused by the loopback.
 struct side {
   std::vector<unsigned char> target_list, recv_ring, send_ring;
-  std::unique_ptr<engine::engine> eng;
-  std::vector<engine::work> pending;
+  std::unique_ptr<riomesh::engine::engine> eng;
+  std::vector<riomesh::engine::work> pending;
   std::vector<event> events;
   std::uint32_t receives = 0;
 
   side(const params& p, std::size_t ring)
       : target_list(wire::target_list_size(p.iomap_slots)), recv_ring(ring), send_ring(ring) {
-    eng =
-        std::make_unique<engine::engine>(p, regions{{target_list.data(), target_list.size(), 1, 1},
-                                                    {recv_ring.data(), recv_ring.size(), 2, 2},
-                                                    {send_ring.data(), send_ring.size(), 3, 3}});
+    eng = std::make_unique<riomesh::engine::engine>(
+        p, regions{{target_list.data(), target_list.size(), 1, 1},
+                   {recv_ring.data(), recv_ring.size(), 2, 2},
+                   {send_ring.data(), send_ring.size(), 3, 3}});
   }
 };
 

@@ -43,7 +43,9 @@ void pairs(const case_rows& cases, std::ostream& out) {
       << "cpu: every process's CPU per delivered message (us)\n"
       << line("%-16s %11s %11s %11s %8s %8s %8s %8s %8s %12s\n", "case", "riomesh", "caf mm",
               "raw tcp", "vs raw", "vs caf", "cpu rio", "cpu caf", "cpu raw", "copied/byte");
-  for (const auto& [c, by] : cases) {
+  for (const auto& entry : cases) {
+    const auto& [c, by_entry] = entry;
+    const auto& by = by_entry;  // a lambda may not capture a binding (C++17)
     const row* rm = find(by, "riomesh");
     if (c.group != "pair" || round_trips(c.j) || !rm)
       continue;
@@ -59,7 +61,9 @@ void pairs(const case_rows& cases, std::ostream& out) {
          "raw tcp: ping-pong); vs: how many of theirs fit in ours\n"
       << line("%-16s %11s %10s %10s %10s %10s %10s %9s %9s\n", "case", "riomesh p50", "p99",
               "caf p50", "p99", "raw p50", "p99", "vs raw", "vs caf");
-  for (const auto& [c, by] : cases) {
+  for (const auto& entry : cases) {
+    const auto& [c, by_entry] = entry;
+    const auto& by = by_entry;  // a lambda may not capture a binding (C++17)
     if (c.group != "pair" || !round_trips(c.j))
       continue;
     auto p = [&](const char* k, bool p99) {
@@ -73,7 +77,9 @@ void pairs(const case_rows& cases, std::ostream& out) {
   }
   out << "\nPeak resident memory (MiB, client / server)\n"
       << line("%-16s %15s %15s %15s\n", "case", "riomesh", "caf mm", "raw tcp");
-  for (const auto& [c, by] : cases) {
+  for (const auto& entry : cases) {
+    const auto& [c, by_entry] = entry;
+    const auto& by = by_entry;  // a lambda may not capture a binding (C++17)
     if (c.group != "pair")
       continue;
     std::string cells;
@@ -96,7 +102,9 @@ void scale(const case_rows& cases, std::ostream& out) {
       << "every process's CPU per delivered message (us), the same total work at every N\n"
       << line("%-22s %11s %11s %11s %8s %8s %8s %8s %8s\n", "case", "riomesh", "caf mm", "raw tcp",
               "vs raw", "vs caf", "cpu rio", "cpu caf", "cpu raw");
-  for (const auto& [c, by] : cases) {
+  for (const auto& entry : cases) {
+    const auto& [c, by_entry] = entry;
+    const auto& by = by_entry;  // a lambda may not capture a binding (C++17)
     if (c.group == "pair")
       continue;
     const row *rm = find(by, "riomesh"), *cf = find(by, "caf"), *rw = find(by, "raw");
@@ -117,7 +125,9 @@ void rdma(const case_rows& cases, std::ostream& out) {
          "typical)\n"
       << line("%-16s %11s %11s %11s %11s %10s %10s\n", "case", "riomesh", "rstream", "riostream",
               "ib_write", "vs rstream", "vs ib");
-  for (const auto& [c, by] : cases) {
+  for (const auto& entry : cases) {
+    const auto& [c, by_entry] = entry;
+    const auto& by = by_entry;  // a lambda may not capture a binding (C++17)
     if (c.group != "pair" || c.j.pattern == "window")
       continue;
     bool rtt = round_trips(c.j);
@@ -148,7 +158,9 @@ void variant(const case_rows& cases, std::ostream& out, const char* kind, const 
       << title << "\n"
       << line("%-16s %11s %11s %8s %8s %10s %12s\n", "case", "riomesh", named, "ratio", "cpu rio",
               "cpu variant", "copied/byte");
-  for (const auto& [c, by] : cases) {
+  for (const auto& entry : cases) {
+    const auto& [c, by_entry] = entry;
+    const auto& by = by_entry;  // a lambda may not capture a binding (C++17)
     const row *base = find(by, "riomesh"), *other = find(by, kind);
     if (c.group != "pair" || !base || !other)
       continue;

@@ -121,10 +121,11 @@ void print_counters(const char* who, const riomesh::stat_report& r) {
                "counters %s: %.0f in; per message: outbox pushes %.2f, mailbox enqueues %.2f, "
                "turns on the I/O thread %.2f, handed to workers %.2f, I/O thread wakes %.2f, "
                "doorbells %.2f, empty spins %.1f, turns too long %.2f\n",
-               who, in, r.value("node.outbox_pushes") / in, r.value("node.mailbox_enqueues") / in,
-               r.value("node.io_turns") / in, r.value("node.io_handed") / in,
-               r.value("node.io_wakes") / in, r.value("node.io_doorbells") / in,
-               r.value("node.io_spins") / in, r.value("node.io_heavy") / in);
+               who, in, r.value("node.connection_enqueues") / in,
+               r.value("node.mailbox_enqueues") / in, r.value("node.io_turns") / in,
+               r.value("node.io_handed") / in, r.value("node.io_wakes") / in,
+               r.value("node.io_doorbells") / in, r.value("node.io_spins") / in,
+               r.value("node.io_heavy") / in);
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ void flatten(const node_counters& n, stat_report& r) {
   add("node.io_wakes", n.io_wakes);
   add("node.io_doorbells", n.io_doorbells);
   add("node.io_spins", n.io_spins);
-  add("node.outbox_pushes", n.outbox_pushes);
+  add("node.connection_enqueues", n.connection_enqueues);
   add("node.proxies", n.proxies);
   add("node.exported", n.exported);
   add("node.published", n.published);
@@ -98,13 +98,24 @@ void flatten(const std::string& peer, const connection_counters& c, stat_report&
 
 // A function actor with arguments: CAF 0.17 binds a null reference for a
 // captureless spawn of a lambda without them (caf-0.17.md).
-caf::behavior admin(caf::event_based_actor* self, caf::actor directory,
+caf::behavior admin(caf::event_based_actor* self, actors::directory_actor directory,
                     std::vector<std::pair<std::string, std::string>> facts,
                     std::function<published_list()> published) {
   auto started = clock::now();
   return {
       [=](ping_atom) { return facts.front().second; },
-      [=](list_atom) { return published(); },
+      [=](list_atom) -> caf::result<published_list> {
+        auto rp = self->make_response_promise<published_list>();
+        auto list = published();
+        self->request(directory, std::chrono::seconds(10), actors::stats_atom::value)
+            .then(
+                [=](actors::node_stats& s) mutable {
+                  list.connections = std::move(s.connections);
+                  rp.deliver(std::move(list));
+                },
+                [=](caf::error&) mutable { rp.deliver(std::move(list)); });
+        return rp;
+      },
       [=](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<std::string> {
         self->delegate(directory, dial_atom::value, host, port);
         return caf::delegated<std::string>{};
@@ -152,7 +163,7 @@ std::string admin_refusal(const caf::message& msg, bool admin) {
          "are for the node's own process and for keys cluster.admins names";
 }
 
-caf::actor spawn_admin(caf::actor_system& sys, caf::actor directory,
+caf::actor spawn_admin(caf::actor_system& sys, actors::directory_actor directory,
                        std::vector<std::pair<std::string, std::string>> facts,
                        std::function<published_list()> published) {
   return sys.spawn(admin, std::move(directory), std::move(facts), std::move(published));

@@ -1,6 +1,7 @@
 // The actor behind "riomesh.admin" (admin.hpp).
 #pragma once
 
+#include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/admin.hpp>
 
 #include <caf/fwd.hpp>
@@ -12,7 +13,7 @@
 namespace riomesh::detail {
 
 // `published` lists the names published on this node (list_atom).
-caf::actor spawn_admin(caf::actor_system& sys, caf::actor directory,
+caf::actor spawn_admin(caf::actor_system& sys, actors::directory_actor directory,
                        std::vector<std::pair<std::string, std::string>> facts,
                        std::function<published_list()> published);
 

@@ -5,6 +5,7 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/connection_host.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/memory/iomap_manager.hpp>
@@ -199,6 +200,8 @@ struct runtime::impl {
     // Peers learn who this node is (what its actor handles carry) and where
     // it listens from its session terms.
     params.node.connection.identity = x->identity();
+    connections = std::make_unique<actors::connection_host>(system, loop);
+    params.node.connections = connections.get();
     if (settings.runtime.io_handler_limit.count() > 0) {
       actors::io_executor_limits limits;
       limits.heavy = settings.runtime.io_handler_limit;
@@ -217,7 +220,9 @@ struct runtime::impl {
                                  {"listen", config::to_string(listen)},
                                  {"fabric", fabric},
                                  {"pid", std::to_string(::getpid())}},
-                                [x = x] { return published_list{x->published_names()}; });
+                                [x = x] {
+                                  return published_list{x->published_names(), {}};
+                                });
   }
   ~impl() {
     stop();
@@ -261,7 +266,10 @@ struct runtime::impl {
   // running may allocate.
   std::unique_ptr<buffer_pool> pool;
   caf::actor_system system;
-  caf::actor directory;
+  // The connections' actors run on the loop's thread; gone before the
+  // system (the loop stopped first and let them go).
+  std::unique_ptr<actors::connection_host> connections;
+  actors::directory_actor directory;
   caf::actor admin;
   // Exposes memory to peers, lends it; gives back idle registrations.
   actors::iomap_manager_impl iomap_manager;
@@ -350,7 +358,7 @@ bool runtime::publish_ptr(caf::strong_actor_ptr who, const std::string& name,
 bool runtime::unpublish(const std::string& name) {
   caf::scoped_actor self{impl_->system};
   bool ok = false;
-  self->request(impl_->directory, std::chrono::seconds(10), actors::publish_atom::value, name)
+  self->request(impl_->directory, std::chrono::seconds(10), actors::unpublish_atom::value, name)
       .receive([&](bool done) { ok = done; }, [&](caf::error&) {});
   return ok;
 }

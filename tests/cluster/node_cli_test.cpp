@@ -177,6 +177,13 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
           0);
     CHECK(has(out, "2 names published on node broker"));
     CHECK(has(out, "riomesh.admin "));
+    // The broker's connections, each an actor: the publisher's and the
+    // subscribers' (accepted, up), and the CLI's own.
+    CHECK(has(out, " connections\n"));
+    CHECK(has(out, "actor    peer"));
+    CHECK(has(out, " sub-node-1 "));
+    CHECK(has(out, " up "));
+    CHECK(has(out, " accepted"));
   }
   SUBCASE("a node that is not there, and one the file does not name") {
     std::string out;

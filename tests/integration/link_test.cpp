@@ -1,14 +1,25 @@
-// Links over real channels (channel_pair.hpp: tcp here, rdma in the VM),
-// each driven by an I/O thread: setup, messages with placed buffers from
-// several threads, refusal, back-pressure before setup, the setup limit,
-// a silent peer, draining. No actor anywhere: what a link reports goes to
-// a recorder.
+// Connections over real channels (channel_pair.hpp: tcp here, rdma in the
+// VM), each a link driven by an I/O thread with its actor on that thread:
+// setup, messages with placed buffers from several threads, refusal,
+// back-pressure before setup, the setup limit, a silent peer, draining,
+// and the actor as others see it (asked, told, monitored). No node: what
+// a link reports goes to a recorder.
 #include "channel_pair.hpp"
 
+#include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/io/connection_actor.hpp>
+#include <riomesh/actors/io/connection_host.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
+#include <riomesh/actors/io/send_order.hpp>
 #include <riomesh/channels/tcp/tcp_channel.hpp>
 #include <riomesh/channels/tcp/tcp_socket.hpp>
+#include <riomesh/errc.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
 
 #include <doctest/doctest.h>
 
@@ -106,19 +117,61 @@ outbound_message numbered(int i) {
   return m;
 }
 
-// Two links over a channel pair, each on its own I/O thread, with the
-// same secret: what most cases start from.
-struct linked_pair {
-  io_loop loop_a, loop_b;  // outlive the links they drive
+// The actor system and one I/O thread with its connection host: what
+// every connection needs. The loop stops first, ending its connections
+// while the system still runs their actors.
+struct io_thread {
+  caf::actor_system& sys;
+  io_loop loop;
+  connection_host host{sys, loop};
+  explicit io_thread(caf::actor_system& s) : sys(s) {}
+  ~io_thread() { loop.stop(); }
+  // A link with its actor, adopted by the loop.
+  std::pair<std::shared_ptr<actors::link>, connection_actor> adopt(
+      std::uint64_t id, std::shared_ptr<channel> ch, const connection_params& p,
+      const std::shared_ptr<recorder>& r) {
+    auto l = std::make_shared<actors::link>(id, std::move(ch), p, loop, r);
+    auto actor = spawn_connection(sys, host, l);
+    loop.adopt(l);
+    return {l, actor};
+  }
+};
+
+struct actor_system_holder {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  actor_system_holder() {
+    cfg.set("scheduler.max-threads", 2);
+    sys = std::make_unique<caf::actor_system>(cfg);
+  }
+};
+
+// Two connections over a channel pair, each on its own I/O thread, with
+// the same secret: what most cases start from.
+struct linked_pair : actor_system_holder {
+  std::unique_ptr<io_thread> io_a = std::make_unique<io_thread>(*sys),
+                             io_b = std::make_unique<io_thread>(*sys);
+  io_loop &loop_a = io_a->loop, &loop_b = io_b->loop;
   std::shared_ptr<recorder> ra = std::make_shared<recorder>(), rb = std::make_shared<recorder>();
   std::shared_ptr<actors::link> a, b;
+  connection_actor actor_a, actor_b;
   linked_pair() {
     auto [ca, cb] = test::channel_pair();
-    a = std::make_shared<actors::link>(1, ca, params("node-a", "k", true), loop_a, ra);
-    b = std::make_shared<actors::link>(2, cb, params("node-b", "k", false), loop_b, rb);
-    loop_a.adopt(a);
-    loop_b.adopt(b);
+    std::tie(a, actor_a) = io_a->adopt(1, ca, params("node-a", "k", true), ra);
+    std::tie(b, actor_b) = io_b->adopt(2, cb, params("node-b", "k", false), rb);
   }
+  ~linked_pair() {
+    io_a.reset();
+    io_b.reset();
+    actor_a = nullptr;
+    actor_b = nullptr;
+  }
+};
+
+// One I/O thread, for the cases that build their links themselves.
+struct one_thread : actor_system_holder {
+  std::unique_ptr<io_thread> io = std::make_unique<io_thread>(*sys);
+  ~one_thread() { io.reset(); }
 };
 
 }  // namespace
@@ -161,52 +214,53 @@ TEST_CASE_FIXTURE(linked_pair,
     CHECK(same);
     CHECK(p.where() == buffer::origin::arena);
   }
-  std::promise<connection_core::counters> stats;
-  loop_a.post([&] { stats.set_value(a->stats()); });
-  auto c = stats.get_future().get();
+  // Its actor answers for it.
+  caf::scoped_actor self{*sys};
+  connection_figures f;
+  self->request(actor_a, 5s, stats_atom::value)
+      .receive([&](const connection_figures& x) { f = x; },
+               [&](caf::error& e) { FAIL(sys->render(e)); });
+  CHECK(f.peer == "node-b");
+  CHECK(f.phase == "up");
+  CHECK(f.dialed);
+  auto c = f.counters;
   CHECK(c.messages_out == 2 * per);
   CHECK(c.inline_bytes_out == 2 * per);  // one body byte each: nothing else copied
 }
 
-TEST_CASE("link: a wrong secret closes both, with the reason") {
+TEST_CASE_FIXTURE(one_thread, "link: a wrong secret closes both, with the reason") {
   auto [ca, cb] = test::channel_pair();
-  io_loop loop;
   auto ra = std::make_shared<recorder>(), rb = std::make_shared<recorder>();
-  auto a = std::make_shared<actors::link>(1, ca, params("node-a", "right", true), loop, ra);
-  auto b = std::make_shared<actors::link>(2, cb, params("node-b", "wrong", false), loop, rb);
-  loop.adopt(a);
-  loop.adopt(b);
+  auto a = io->adopt(1, ca, params("node-a", "right", true), ra);
+  auto b = io->adopt(2, cb, params("node-b", "wrong", false), rb);
   for (auto* r : {ra.get(), rb.get()}) {
     auto closed = r->next("closed");
     CHECK(closed.text.find("wrong cluster secret") != std::string::npos);
   }
 }
 
-TEST_CASE("link: before setup, sends queue within max_pending, and are refused beyond") {
+TEST_CASE_FIXTURE(one_thread,
+                  "link: before setup, sends queue within max_pending, and are refused beyond") {
   auto [ca, cb] = test::channel_pair();  // nobody answers on cb: setup never finishes
-  io_loop loop;
   auto ra = std::make_shared<recorder>();
   auto p = params("node-a", "k", true);
   p.max_pending = 2;
-  auto a = std::make_shared<actors::link>(1, ca, p, loop, ra);
-  loop.adopt(a);
+  auto a = io->adopt(1, ca, p, ra).first;
   CHECK(a->submit(numbered(1)) == link::submitted::queued);
   CHECK(a->submit(numbered(2)) == link::submitted::queued);
   CHECK(a->submit(numbered(3)) == link::submitted::congested);
   CHECK(a->depth() == 2);
 }
 
-TEST_CASE("link: at the setup limit the peer is told in band") {
+TEST_CASE_FIXTURE(one_thread, "link: at the setup limit the peer is told in band") {
   // A peer that never answers the greeting: given up on, it must read a
   // clean end, not a failure. An rsocket client hears of nothing else: a
   // queue pair torn down without a word leaves its next write hanging.
   auto [ca, cb] = test::channel_pair();
-  io_loop loop;
   auto ra = std::make_shared<recorder>();
   auto p = params("node-a", "k", true);
   p.setup_limit = std::chrono::milliseconds(300);
-  auto a = std::make_shared<actors::link>(1, ca, p, loop, ra);
-  loop.adopt(a);
+  auto a = io->adopt(1, ca, p, ra);
   auto closed = ra->next("closed");
   CHECK(closed.text.find("no session within 300 ms") != std::string::npos);
   auto end = std::chrono::steady_clock::now() + 5s;
@@ -224,7 +278,7 @@ TEST_CASE("link: at the setup limit the peer is told in band") {
                 cb->reason());
 }
 
-TEST_CASE("link: a silent peer is lost within peer_timeout + 1 s") {
+TEST_CASE_FIXTURE(one_thread, "link: a silent peer is lost within peer_timeout + 1 s") {
   using namespace riomesh::channels::tcp;
   if (std::getenv("RIOMESH_CHANNEL") && std::string{std::getenv("RIOMESH_CHANNEL")} == "rdma")
     return;  // tcp's own timer; rdma's transport notices a dead peer itself
@@ -245,10 +299,8 @@ TEST_CASE("link: a silent peer is lost within peer_timeout + 1 s") {
   auto s = accept_from(l.fd, {});
   ::close(l.fd);
   tcp_channel theirs(s.fd, s.peer, tcp_params{});
-  io_loop loop;
   auto ra = std::make_shared<recorder>();
-  auto a = std::make_shared<actors::link>(1, mine, params("node-a", "k", true), loop, ra);
-  loop.adopt(a);
+  auto a = io->adopt(1, mine, params("node-a", "k", true), ra);
   session_terms terms;
   terms.arena_size = 1 << 20;
   terms.max_body = 1 << 16;
@@ -323,4 +375,69 @@ TEST_CASE_FIXTURE(linked_pair,
   CHECK(rb->next("closed").stopped);
   CHECK(done.wait_for(10s) == std::future_status::ready);
   CHECK(ra->next("closed").text == "this node stopped");
+}
+
+TEST_CASE_FIXTURE(linked_pair,
+                  "connection actor: told to close, it ends with the reason its monitors see, "
+                  "and a message that reaches it after that fails to its sender") {
+  ra->next("established");
+  rb->next("established");
+  caf::scoped_actor self{*sys};
+  self->monitor(actor_a);
+  caf::anon_send(actor_a, close_atom::value, std::string{"the test is over"});
+  CHECK(ra->next("closed").text == "the test is over");
+  caf::error why;
+  self->receive([&](caf::down_msg& d) { why = d.reason; });
+  CHECK(is(why, errc::node_lost));
+  CHECK(sys->render(why).find("the test is over") != std::string::npos);
+  // The link refuses at once; an order already on its way when the
+  // mailbox closed tells its sender as it goes.
+  CHECK(a->submit(numbered(1)) == link::submitted::closed);
+  std::promise<std::string> failed;
+  auto m = numbered(2);
+  m.on_failure = [&](send_failure f, const std::string& detail) {
+    failed.set_value(std::string{f == send_failure::node_lost ? "lost: " : "other: "} + detail);
+  };
+  caf::anon_send(caf::actor_cast<caf::actor>(actor_a), send_order{std::move(m)});
+  auto got = failed.get_future();
+  REQUIRE(got.wait_for(5s) == std::future_status::ready);
+  CHECK(got.get().rfind("lost: ", 0) == 0);
+}
+
+TEST_CASE_FIXTURE(linked_pair,
+                  "connection actor: told to drain, it sends what is queued first, and both "
+                  "ends see an orderly stop") {
+  ra->next("established");
+  rb->next("established");
+  caf::scoped_actor self{*sys};
+  self->monitor(actor_a);
+  self->monitor(actor_b);
+  for (int i = 0; i < 50; ++i)
+    REQUIRE(a->submit(numbered(i)) == link::submitted::queued);
+  caf::anon_send(actor_a, drain_atom::value);
+  for (int i = 0; i < 50; ++i)
+    CHECK(rb->next("inbound").message.env.request_id == static_cast<std::uint64_t>(i));
+  CHECK(rb->next("closed").stopped);
+  for (int i = 0; i < 2; ++i)
+    self->receive([&](caf::down_msg& d) {
+      CHECK_MESSAGE(is(d.reason, errc::stopped), sys->render(d.reason));
+    });
+}
+
+TEST_CASE_FIXTURE(one_thread, "connection actor: asked while its session is set up, it says so") {
+  auto [ca, cb] = test::channel_pair();  // nobody answers on cb
+  auto ra = std::make_shared<recorder>();
+  auto a = io->adopt(7, ca, params("node-a", "k", true), ra);
+  caf::scoped_actor self{*sys};
+  self->request(a.second, 5s, stats_atom::value)
+      .receive(
+          [&](const connection_figures& f) {
+            CHECK(f.id == 7);
+            CHECK(f.phase == "setting up");
+            CHECK(f.peer.empty());
+            CHECK_FALSE(f.remote.empty());
+          },
+          [&](caf::error& e) { FAIL(sys->render(e)); });
+  caf::anon_send(a.second, evict_atom::value, std::string{"room for newer ones"});
+  CHECK(ra->next("closed").text.find("room for newer ones") != std::string::npos);
 }

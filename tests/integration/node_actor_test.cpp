@@ -4,6 +4,7 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/connection_host.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/node/node_actor.hpp>
 #include <riomesh/errc.hpp>
@@ -27,9 +28,17 @@ struct fixture {
   io_loop loop;  // outlives the system: node actors unwatch it as they go
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
+  std::unique_ptr<connection_host> connections;
   fixture() {
     cfg.set("scheduler.max-threads", 2);
     sys = std::make_unique<caf::actor_system>(cfg);
+    connections = std::make_unique<connection_host>(*sys, loop);
+  }
+  // The connections end with the loop, while the system still runs them.
+  ~fixture() {
+    loop.stop();
+    connections.reset();
+    sys.reset();
   }
 
   node_params params(const std::string& name, std::uint16_t port,
@@ -47,6 +56,7 @@ struct fixture {
     p.connection.tick = 50ms;
     p.redial.first = 50ms;
     p.redial.cap = 400ms;
+    p.connections = connections.get();
     return p;
   }
 
@@ -63,7 +73,7 @@ struct fixture {
     exchange_params xp;
     xp.node_name = p.connection.node_name;
     n.x = exchange::make(*sys, xp);
-    n.node = spawn_node(*sys, loop, n.x, p, owner, std::move(l));
+    n.node = caf::actor_cast<caf::actor>(spawn_node(*sys, loop, n.x, p, owner, std::move(l)));
     n.x->set_node(n.node);
     n.x->set_directory(owner);
     return n;

@@ -20,6 +20,7 @@
 #include <future>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -123,11 +124,26 @@ void add_test_types(caf::actor_system_config& cfg);
 std::unique_ptr<runtime> start_node(const config::settings& s);
 
 // Two nodes, a dialing b: the fixture of most runtime tests.
+// Until `rt` routes messages to `peer` (up to 10 s): the dialer's side of
+// a session is up half a round trip before the acceptor's.
+inline bool wait_routed(runtime& rt, const std::string& peer) {
+  for (int tries = 0; tries < 500; ++tries) {
+    for (const auto& [name, counters] : rt.stats().peers)
+      if (name == peer)
+        return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// Two nodes, node-a dialed node-b, and both sides are up.
 struct two_nodes {
   std::unique_ptr<runtime> b, a;
   two_nodes() {
     b = start_node(node_settings("node-b"));
     a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+    if (!wait_routed(*a, "node-b") || !wait_routed(*b, "node-a"))
+      throw std::runtime_error("two_nodes: node-a and node-b did not connect within 10 s");
   }
 };
 

@@ -47,12 +47,18 @@ TEST_CASE("runtime: a monitored remote actor that exits sends its down message")
   REQUIRE(v);
   caf::scoped_actor self{a->system()};
   self->monitor(*v);
+  // The watch goes before this request on the same connection: once it is
+  // answered, node-b watches the victim, and reports why it exits (a watch
+  // that came after the exit could only hear that it is gone).
+  self->request(*v, 5s, count_atom::value)
+      .receive([](std::uint64_t, bool) {}, [&](caf::error& e) { FAIL(a->system().render(e)); });
   b->unpublish("victim");
   caf::anon_send_exit(victim, caf::exit_reason::user_shutdown);
   victim = nullptr;
   auto why = wait_down(self, *v, caf::duration{5s});
   CHECK(is(why, errc::actor_exited));
-  CHECK(a->system().render(why).find("user_shutdown") != std::string::npos);
+  CHECK_MESSAGE(a->system().render(why).find("user_shutdown") != std::string::npos,
+                a->system().render(why));
   // Sending to it now fails at once.
   bool failed = false;
   self->request(*v, 5s, count_atom::value)

@@ -218,12 +218,12 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: one hand-off per message each way") {
   CHECK(count() == n);  // in order behind the stream: all of it has arrived
   auto a1 = a->stats().node, b1 = b->stats().node;
   // a: n messages and one request out; the response in.
-  CHECK(a1.outbox_pushes - a0.outbox_pushes == n + 1);
+  CHECK(a1.connection_enqueues - a0.connection_enqueues == n + 1);
   CHECK(a1.mailbox_enqueues - a0.mailbox_enqueues == 1);
   // b: n messages and one request in, each into the sink's mailbox; the response out.
   CHECK(b1.messages_in - b0.messages_in == n + 1);
   CHECK(b1.mailbox_enqueues - b0.mailbox_enqueues == n + 1);
-  CHECK(b1.outbox_pushes - b0.outbox_pushes == 1);
+  CHECK(b1.connection_enqueues - b0.connection_enqueues == 1);
 }
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: errors name the node and the name") {

@@ -3,6 +3,8 @@
 #include "remote_target.hpp"
 #include "stat_view.hpp"
 
+#include <riomesh/config/text.hpp>
+
 #include <caf/scoped_actor.hpp>
 
 #include <signal.h>
@@ -131,6 +133,19 @@ int stat_command(const config::command_line& cmd) {
   });
 }
 
+// Each connection is an actor of the node: its id, whom it reaches, how.
+static void print_connections(const std::vector<connection_info>& list) {
+  std::printf("\n%zu %s\n", list.size(), list.size() == 1 ? "connection" : "connections");
+  if (list.empty())
+    return;
+  std::printf("%-8s %-24s %-24s %-12s %s\n", "actor", "peer", "remote", "phase", "made by");
+  for (const auto& c : list)
+    std::printf("%-8llu %-24s %-24s %-12s %s\n", static_cast<unsigned long long>(c.actor),
+                c.peer.empty() ? "-" : config::printable(c.peer).c_str(),
+                config::printable(c.remote).c_str(), c.phase.c_str(),
+                c.dialed ? "dialed" : "accepted");
+}
+
 int ls_command(const config::command_line& cmd) {
   auto t = find_target(cmd);
   return with_admin(t, [&](runtime& rt, const caf::actor& admin) {
@@ -154,6 +169,7 @@ int ls_command(const config::command_line& cmd) {
                   start = end == std::string::npos ? interface.size() : end + 1;
                 }
               }
+              print_connections(list.connections);
             },
             [&](caf::error& e) {
               std::cerr << "riomesh: " << rt.system().render(e) << "\n";

@@ -38,7 +38,11 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
     auto m = s.arena_dmabuf && !s.staged_to
                  ? ch_.map_dmabuf(arena_, s.inbound.arena_size, s.arena_fd, 0)
                  : ch_.map(arena_, s.inbound.arena_size, 0);
-    if (m.st != channels::status::ok)
+    // A channel the peer broke in the very read that finished the session
+    // (a lie right after its hello) says why; that is the reason to give.
+    if (m.st == channels::status::closed && !ch_.reason().empty())
+      fail(ch_.reason());
+    else if (m.st != channels::status::ok)
       fail("cannot map the arena for the peer");
   }
 }

@@ -4,6 +4,7 @@
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/connection_actor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/peers/recent_reasons.hpp>
 #include <riomesh/actors/requests/pending_table.hpp>
@@ -18,6 +19,8 @@
 #include <caf/exit_reason.hpp>
 #include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
 #include <map>
 #include <set>
@@ -25,17 +28,27 @@
 namespace riomesh::actors {
 namespace {
 
+// What the node actor, the exchange and the directory's own timers tell it.
+using directory_impl = directory_actor::extend<
+    caf::reacts_to<connected_atom, std::string, bool>,
+    caf::reacts_to<closed_atom, std::string, std::string, bool>,
+    caf::reacts_to<writable_atom, std::string>,
+    caf::reacts_to<resolved_atom, std::string, std::uint64_t, std::uint64_t, std::string>,
+    caf::reacts_to<timeout_atom, std::uint64_t>>;
+
+using resolve_promise = caf::typed_response_promise<caf::strong_actor_ptr, std::string>;
+
 struct directory_state {
   // remote_actor() asking a peer for a name.
   struct resolve_wait {
-    caf::response_promise rp;
+    resolve_promise rp;
     std::string name;
     bool sent = false;  // false: waiting for the peer to connect
   };
 
   directory_params params;
   std::shared_ptr<exchange> x;
-  caf::actor node;
+  node_actor node;
   std::set<std::string> configured;
   std::set<std::string> connected;
   recent_reasons last_failure;  // why the peer is not connected
@@ -46,7 +59,7 @@ struct directory_state {
 };
 const char* directory_state::name = "riomesh.directory";
 
-using self_ptr = caf::stateful_actor<directory_state>*;
+using self_ptr = directory_impl::stateful_pointer<directory_state>;
 
 const std::string& me(self_ptr self) {
   return self->state.params.node.connection.node_name;
@@ -58,17 +71,17 @@ caf::error not_connected(self_ptr self, const std::string& peer) {
   return make_error(errc::not_connected, "node '" + peer + "'" + (why ? ": " + *why : ""));
 }
 
-void resolve(self_ptr self, const std::string& peer, const std::string& name,
-             std::chrono::milliseconds timeout) {
+resolve_promise resolve(self_ptr self, const std::string& peer, const std::string& name,
+                        std::chrono::milliseconds timeout) {
   auto& st = self->state;
-  auto rp = self->make_response_promise();
+  auto rp = self->make_response_promise<caf::strong_actor_ptr, std::string>();
   if (st.stopping)
-    return (void)rp.deliver(make_error(errc::stopped, "node '" + me(self) + "'"));
+    return rp.deliver(make_error(errc::stopped, "node '" + me(self) + "'"));
   if (peer == me(self)) {
     std::string interface;
     if (auto who = st.x->published(name, &interface))
-      return (void)rp.deliver(who, interface);
-    return (void)rp.deliver(
+      return rp.deliver(std::move(who), std::move(interface));
+    return rp.deliver(
         make_error(errc::not_published, "no actor named '" + name + "' on node '" + peer + "'"));
   }
   bool up = st.connected.count(peer) > 0;
@@ -76,7 +89,7 @@ void resolve(self_ptr self, const std::string& peer, const std::string& name,
     // A node that dialed us and left is unknown again; why it left still
     // helps whoever asks.
     auto* why = st.last_failure.of(peer);
-    return (void)rp.deliver(
+    return rp.deliver(
         make_error(errc::unknown_node,
                    "node '" + peer + "' is neither configured nor connected" +
                        (!why ? std::string{} : " (its last connection ended: " + *why + ")")));
@@ -85,6 +98,7 @@ void resolve(self_ptr self, const std::string& peer, const std::string& name,
   if (up)
     st.resolves.find(id)->sent = st.x->ask_name(peer, id, name);
   self->delayed_send(self, timeout, timeout_atom::value, id);
+  return rp;
 }
 
 void resolve_timed_out(self_ptr self, std::uint64_t id) {
@@ -107,15 +121,19 @@ void resolved(self_ptr self, const std::string& peer, std::uint64_t id, std::uin
   auto w = st.resolves.take(peer, id);
   if (!w)
     return;  // timed out meanwhile
-  if (actor == 0)
-    return w->rp.deliver(
+  if (actor == 0) {
+    w->rp.deliver(
         make_error(errc::not_published, "no actor named '" + w->name + "' on node '" + peer + "'"));
+    return;
+  }
   auto proxy = st.x->proxy_for(peer, actor);
-  if (!proxy)
-    return w->rp.deliver(make_error(errc::refused, "node '" + peer +
-                                                       "': too many of its actors known here "
-                                                       "at once for one more"));
-  w->rp.deliver(proxy, interface);
+  if (!proxy) {
+    w->rp.deliver(make_error(errc::refused, "node '" + peer +
+                                                "': too many of its actors known here "
+                                                "at once for one more"));
+    return;
+  }
+  w->rp.deliver(std::move(proxy), interface);
 }
 
 void on_connected(self_ptr self, const std::string& peer, bool authenticated) {
@@ -167,7 +185,7 @@ void on_writable(self_ptr self, const std::string& peer) {
   if (it == st.writable_waiters.end())
     return;
   for (auto& who : it->second)
-    self->send(who, writable_atom::value, peer);
+    caf::anon_send(who, writable_atom::value, peer);
   st.writable_waiters.erase(it);
 }
 
@@ -199,16 +217,21 @@ caf::result<node_stats> stats(self_ptr self) {
     out.memory = m->stats();
   self->request(st.node, std::chrono::seconds(10), stats_atom::value)
       .then(
-          [rp, out](peer_counters& peers) mutable {
-            out.peers = std::move(peers);
+          [rp, out](connection_list& list) mutable {
+            for (auto& f : list) {
+              if (f.routed)
+                out.peers.emplace_back(f.peer, f.counters);
+              out.connections.push_back({f.actor, f.peer, f.remote, f.phase, f.dialed});
+            }
             rp.deliver(std::move(out));
           },
           [rp, out](caf::error&) mutable { rp.deliver(std::move(out)); });
   return rp;
 }
 
-caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x,
-                        directory_params p, std::shared_ptr<channels::listener> listener) {
+directory_impl::behavior_type directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x,
+                                        directory_params p,
+                                        std::shared_ptr<channels::listener> listener) {
   auto& st = self->state;
   st.params = p;
   st.x = std::move(x);
@@ -216,7 +239,7 @@ caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> 
     st.configured.insert(peer.name);
   st.node = spawn_node(self->system(), *loop, st.x, p.node, caf::actor_cast<caf::actor>(self),
                        std::move(listener));
-  st.x->set_node(st.node);
+  st.x->set_node(caf::actor_cast<caf::actor>(st.node));
   st.x->set_directory(caf::actor_cast<caf::actor>(self));
   self->set_exit_handler([=](caf::exit_msg&) { stop(self); });
   return {
@@ -230,16 +253,16 @@ caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> 
           std::string& interface) {
         return self->state.x->publish(name, who, std::move(interface));
       },
-      [=](publish_atom, const std::string& name) { return self->state.x->unpublish(name); },
+      [=](unpublish_atom, const std::string& name) { return self->state.x->unpublish(name); },
       [=](resolve_atom, const std::string& peer, const std::string& name,
-          std::chrono::milliseconds timeout) { resolve(self, peer, name, timeout); },
+          std::chrono::milliseconds timeout) { return resolve(self, peer, name, timeout); },
       [=](resolved_atom, const std::string& peer, std::uint64_t id, std::uint64_t actor,
           const std::string& interface) { resolved(self, peer, id, actor, interface); },
       [=](timeout_atom, std::uint64_t id) { resolve_timed_out(self, id); },
       [=](notify_atom, const std::string& peer, caf::actor& who) {
         // Writable already (nothing refused since it last drained): say so.
         if (!self->state.x->congested(peer))
-          return self->send(who, writable_atom::value, peer);
+          return caf::anon_send(who, writable_atom::value, peer);
         self->state.writable_waiters[peer].push_back(std::move(who));
       },
       [=](stats_atom) { return stats(self); },
@@ -256,9 +279,9 @@ caf::behavior directory(self_ptr self, io_loop* loop, std::shared_ptr<exchange> 
 
 }  // namespace
 
-caf::actor spawn_directory(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
-                           const directory_params& p,
-                           std::shared_ptr<channels::listener> listener) {
+directory_actor spawn_directory(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
+                                const directory_params& p,
+                                std::shared_ptr<channels::listener> listener) {
   return sys.spawn(directory, &loop, std::move(x), p, std::move(listener));
 }
 

@@ -563,7 +563,7 @@ node_counters exchange::counters() const {
   out.grants_fetched = c.grants_fetched;
   out.grants_served = c.grants_served;
   out.mailbox_enqueues = c.mailbox_enqueues;
-  out.outbox_pushes = c.outbox_pushes;
+  out.connection_enqueues = c.connection_enqueues;
   if (impl_->executor) {
     auto e = impl_->executor->stats();
     out.io_turns = e.turns;

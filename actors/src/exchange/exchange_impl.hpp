@@ -277,7 +277,7 @@ struct exchange::impl : caf::proxy_registry::backend {
     // Hand-offs, counted where they happen: into an actor's mailbox (a
     // delivery, a response, a failure notice, an event for the node or
     // the directory), and onto a link's outbox.
-    std::atomic<std::uint64_t> mailbox_enqueues{0}, outbox_pushes{0};
+    std::atomic<std::uint64_t> mailbox_enqueues{0}, connection_enqueues{0};
   } count;
 
   // Every enqueue the exchange makes goes through here, to be counted.
@@ -296,14 +296,14 @@ struct exchange::impl : caf::proxy_registry::backend {
     to->enqueue(nullptr, caf::make_message_id(), caf::make_message(std::forward<Ts>(xs)...),
                 nullptr);
   }
-  // ... and every push onto a link, counted before it and taken back if
-  // refused: the I/O thread can send it, and its answer reach a reader of
-  // the count, before submit() returns here.
+  // ... and every enqueue into a connection actor's mailbox, counted before
+  // it and taken back if refused: the I/O thread can send it, and its answer
+  // reach a reader of the count, before submit() returns here.
   link::submitted submit(link& l, outbound_message&& m) {
-    ++count.outbox_pushes;
+    ++count.connection_enqueues;
     auto r = l.submit(std::move(m));
     if (r != link::submitted::queued)
-      --count.outbox_pushes;
+      --count.connection_enqueues;
     return r;
   }
 };

@@ -38,11 +38,14 @@ void io_loop::stop() {
   sleeping_ = true;
   ring();
   thread_.join();
+  links_.clear();
+  std::lock_guard<std::mutex> guard(lock_);
+  tasks_.clear();
+  rung_.clear();
 }
 
 io_loop::~io_loop() {
   stop();
-  links_.clear();
   ::close(doorbell_);
   ::close(epoll_fd_);
 }
@@ -70,7 +73,45 @@ void io_loop::adopt(std::shared_ptr<link> l) {
 }
 
 void io_loop::after_each_round(std::function<bool()> work) {
-  post([this, work = std::move(work)]() mutable { round_work_ = std::move(work); });
+  post([this, work = std::move(work)]() mutable { round_work_.push_back(std::move(work)); });
+}
+
+void io_loop::at_stop(std::function<void()> work) {
+  post([this, work = std::move(work)]() mutable { stop_work_.push_back(std::move(work)); });
+}
+
+// Until none finds work (a few passes at most): an actor's reply wakes its
+// connection, whose turn should not wait for the next round's system call.
+bool io_loop::run_round_work() {
+  bool any = false;
+  for (int pass = 0; pass < 4; ++pass) {
+    bool ran = false;
+    for (auto& work : round_work_)
+      ran = work() || ran;
+    if (!ran)
+      break;
+    any = true;
+  }
+  return any;
+}
+
+// The thread's last moment: the links end, and what their ends wake (the
+// connections' actors) runs before the thread is gone.
+void io_loop::finish() {
+  run_tasks();
+  for (auto& [fd, l] : links_)
+    l->drop("this node stopped");
+  for (int i = 0; i < 16 && (run_tasks() || run_round_work()); ++i) {
+  }
+  for (auto& work : stop_work_)
+    work();
+}
+
+void io_loop::nudge() {
+  // Before the look at sleeping_: a thread going to sleep sees one or the
+  // other.
+  nudged_.store(true);
+  ring();
 }
 
 void io_loop::wake(const std::shared_ptr<link>& l) {
@@ -283,8 +324,8 @@ void io_loop::run() {
     moved = poll_links(now) || moved;
     run_timers(now, moved);
     reap();
-    if (round_work_)
-      moved = round_work_() || moved;
+    moved = nudged_.exchange(false) || moved;
+    moved = run_round_work() || moved;
     if (moved) {
       spin_.moved(now);
       spin_until = now + spin_length();
@@ -314,7 +355,7 @@ void io_loop::run() {
     sleeping_ = true;
     {
       std::lock_guard<std::mutex> guard(lock_);
-      if (!tasks_.empty() || !rung_.empty() || stop_) {
+      if (!tasks_.empty() || !rung_.empty() || stop_ || nudged_.load()) {
         sleeping_ = false;
         continue;
       }
@@ -326,13 +367,13 @@ void io_loop::run() {
     if (n > 0) {
       dispatch(n);
       reap();
-      if (round_work_)
-        round_work_();
+      run_round_work();
       spin_.moved(now);
       spin_until = now + spin_length();
       polite_from = now + spin_.least();
     }
   }
+  finish();
 }
 
 }  // namespace riomesh::actors

@@ -1,6 +1,12 @@
+#include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
+#include <riomesh/actors/io/send_order.hpp>
 #include <riomesh/log.hpp>
+
+#include <caf/mailbox_element.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message_id.hpp>
 
 #include <algorithm>
 
@@ -23,29 +29,57 @@ link::link(std::uint64_t id, std::shared_ptr<channels::channel> ch, const connec
       params_(p),
       loop_(loop),
       events_(events),
-      where_("peer " + ch_->peer()),
-      outbox_(p.max_pending) {}
+      where_("peer " + ch_->peer()) {}
 
 link::~link() {
   if (params_.sessions)
     params_.sessions->ended(ticket_);
 }
 
+void link::bind(const caf::strong_actor_ptr& actor) {
+  actor_ = caf::weak_actor_ptr{actor.get()};
+  keep_actor_ = actor;
+}
+
 link::submitted link::submit(outbound_message&& m) {
-  if (stopping_)
-    return submitted::stopping;
-  switch (outbox_.push(std::move(m))) {
-    case outbox::pushed::first:
-      loop_.wake(shared_from_this());
-      return submitted::queued;
-    case outbox::pushed::more:
-      return submitted::queued;
-    case outbox::pushed::full:
-      return submitted::congested;
-    case outbox::pushed::closed:
+  switch (current_phase()) {
+    case phase::setting_up:
+    case phase::up:
       break;
+    case phase::leaving:
+    case phase::closed:
+      return submitted::closed;
+    default:
+      return submitted::stopping;
   }
-  return stopping_ ? submitted::stopping : submitted::closed;
+  if (depth() >= params_.max_pending) {
+    refused_.store(true, std::memory_order_relaxed);
+    return submitted::congested;
+  }
+  auto actor = actor_.lock();
+  if (!actor)
+    return submitted::closed;
+  queued_.fetch_add(1, std::memory_order_relaxed);
+  // Should the actor be gone by now, the order tells its sender.
+  actor->enqueue(
+      caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, send_order{std::move(m)}),
+      nullptr);
+  return submitted::queued;
+}
+
+void link::take(outbound_message&& m) {
+  if (is(phase::closed))
+    return fail(m, end_failure_, where_ + ": connection closed: " + end_);
+  // Up, and nothing taken before it waits: straight to the core.
+  if (core_ && taken_.empty())
+    return submit_to_core(std::move(m));
+  taken_.push_back(std::move(m));
+}
+
+void link::took(std::size_t n) {
+  queued_.fetch_sub(n, std::memory_order_relaxed);
+  if (!is(phase::closed))
+    backlog_.store(taken_.size() + (core_ ? core_->queue_depth() : 0), std::memory_order_relaxed);
 }
 
 void link::start(clock::time_point now) {
@@ -83,7 +117,8 @@ void link::become_connected() {
   peer_incarnation_ = peer_terms_.incarnation;
   where_ = "peer " + ch_->peer() + " (" + peer_name_ + ")";
   connection_core::settings s;
-  // The outbox bounds what waits; the core takes all it is given.
+  // The actor's mailbox bounds what waits (submit); the core takes all it
+  // is given.
   s.max_pending = std::numeric_limits<std::size_t>::max();
   s.max_streamed = params_.max_streamed;
   s.max_streams = params_.max_streams;
@@ -120,68 +155,131 @@ void link::become_connected() {
       loop->wake(l);
   });
   ch_->keep_alive_within(std::chrono::milliseconds(peer_terms_.silence_limit_ms));
+  set_phase(phase::up);
   if (auto e = events_.lock())
     e->established(*this);
 }
 
-void link::fail_queued(std::deque<outbound_message>& msgs, send_failure why,
-                       const std::string& detail) {
-  for (auto& m : msgs)
-    if (m.on_failure)
-      m.on_failure(why, detail);
-  msgs.clear();
+void link::fail(outbound_message& m, send_failure why, const std::string& detail) {
+  if (!m.on_failure)
+    return;
+  auto tell = std::move(m.on_failure);
+  m.on_failure = nullptr;
+  tell(why, detail);
 }
 
-void link::serve_outbox() {
-  auto moved = outbox_.take(incoming_);
-  if (moved == 0)
-    return;
-  for (auto& m : incoming_) {
-    switch (core_->submit(std::move(m))) {
-      case connection_core::submit_status::queued:
-      case connection_core::submit_status::congested:  // unbounded here
-        break;
-      case connection_core::submit_status::too_large: {
-        std::uint64_t size = m.env.body.size();
-        for (const auto& b : m.placed)
-          size += b.size();
-        auto buffers = m.placed.size() - ((m.env.flags & envelope::body_placed) ? 1 : 0);
-        if (m.on_failure)
-          m.on_failure(send_failure::too_large,
-                       where_ + ": a message of " + std::to_string(size) + " bytes in " +
-                           std::to_string(buffers) +
-                           " buffers is more than this connection carries: buffers up to the "
-                           "peer's arena (" +
-                           std::to_string(peer_terms_.arena_size) +
-                           " bytes), larger ones in pieces up to channel.max_streamed (" +
-                           std::to_string(params_.max_streamed) + " bytes in all, " +
-                           std::to_string(params_.max_streams) + " at once), at most " +
-                           std::to_string(peer_terms_.max_buffers) +
-                           " buffers; large data goes best in a riomesh::buffer (placed, "
-                           "not serialized)");
-        break;
-      }
-      case connection_core::submit_status::closed:
-        if (m.on_failure)
-          m.on_failure(send_failure::node_lost, where_ + ": connection closed: " + core_->reason());
-        break;
+void link::submit_to_core(outbound_message&& m) {
+  switch (core_->submit(std::move(m))) {
+    case connection_core::submit_status::queued:
+    case connection_core::submit_status::congested:  // unbounded here
+      break;
+    case connection_core::submit_status::too_large: {
+      std::uint64_t size = m.env.body.size();
+      for (const auto& b : m.placed)
+        size += b.size();
+      auto buffers = m.placed.size() - ((m.env.flags & envelope::body_placed) ? 1 : 0);
+      fail(m, send_failure::too_large,
+           where_ + ": a message of " + std::to_string(size) + " bytes in " +
+               std::to_string(buffers) +
+               " buffers is more than this connection carries: buffers up to the "
+               "peer's arena (" +
+               std::to_string(peer_terms_.arena_size) +
+               " bytes), larger ones in pieces up to channel.max_streamed (" +
+               std::to_string(params_.max_streamed) + " bytes in all, " +
+               std::to_string(params_.max_streams) + " at once), at most " +
+               std::to_string(peer_terms_.max_buffers) +
+               " buffers; large data goes best in a riomesh::buffer (placed, "
+               "not serialized)");
+      break;
     }
+    case connection_core::submit_status::closed:
+      fail(m, send_failure::node_lost, where_ + ": connection closed: " + core_->reason());
+      break;
   }
-  incoming_.clear();
+}
+
+void link::serve_taken() {
+  for (auto& m : taken_)
+    submit_to_core(std::move(m));
+  taken_.clear();
 }
 
 bool link::poll(clock::time_point now) {
-  if (closed_)
-    return false;
   // What a spin usually finds: nothing. Then it costs one look at the
-  // completion queue and the outbox's depth, not a round of every layer.
-  if (!ch_->busy_poll() && outbox_.depth() == 0 && core_ && !leaving_ && (!draining_ || shut_))
+  // completion queue, not a round of every layer.
+  auto p = current_phase();
+  if (p == phase::closed)
+    return false;
+  if (!ch_->busy_poll() && taken_.empty() && (p == phase::up || p == phase::shut))
     return false;
   return on_io(now, true, true);
 }
 
+// Draining: once everything queued went and the channel has sent it, the
+// farewell; once that went too, the write side shuts.
+void link::after_draining(bool& moved, bool& ended) {
+  auto p = current_phase();
+  if ((p == phase::draining || p == phase::farewell) && core_->idle() && ch_->drained() &&
+      depth() == 0) {
+    if (p == phase::draining) {
+      set_phase(phase::farewell);
+      core_->say_farewell();
+    } else {
+      set_phase(phase::shut);
+      ch_->shutdown(channels::shutdown_how::write);
+    }
+    moved = true;
+  }
+  // Shut, the link still reads until the peer ends its side too (it does
+  // once it has read our farewell) or the node's drain limit drops it: a
+  // tcp socket closed with bytes unread (a late release, a credit) is
+  // reset, and a reset throws away what the peer had not read yet.
+  if (is(phase::shut) && (core_->closed() || ch_->closed())) {
+    close("this node stopped", false);
+    ended = true;
+  }
+}
+
+bool link::core_round(clock::time_point now, bool& ended) {
+  serve_taken();
+  bool moved = core_->pump(now);
+  // (A message streamed in pieces counts once per piece: conservative.)
+  backlog_.store(core_->queue_depth(), std::memory_order_relaxed);
+  arrived_ = core_->take_inbound();
+  if (!arrived_.empty()) {
+    moved = true;
+    if (auto e = events_.lock())
+      for (auto& m : arrived_) {
+        e->inbound(*this, m);
+        if (is(phase::closed) || is(phase::leaving)) {  // dropped for what it sent
+          ended = true;
+          return true;
+        }
+      }
+  }
+  after_draining(moved, ended);
+  if (ended)
+    return true;
+  if (depth() <= bound() / 2 && refused_.load(std::memory_order_relaxed) &&
+      refused_.exchange(false))
+    if (auto e = events_.lock())
+      e->writable(*this);
+  if (core_->closed()) {
+    if (core_->peer_stopped())
+      close(core_->reason(), true);  // it said goodbye: nobody to tell
+    else
+      leave(core_->reason());
+    ended = true;
+  }
+  return moved;
+}
+
 bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
-  if (closed_)
+  if (is(phase::closed))
+    return false;
+  // Its actor may take a send before the thread has started it (adopt is
+  // a task, the actor's turn round work): what it took waits for start().
+  if (is(phase::setting_up) && !setup_)
     return false;
   // What the rounds below send leaves in one write when they are done.
   struct corked {
@@ -195,16 +293,16 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
     else
       ch_->progress();
   }
-  if (leaving_) {
+  if (is(phase::leaving)) {
     bool told = ch_->closed() || (!ch_->awaits_peer_on_close() && ch_->drained());
     if (told || now >= leave_by_)
-      close(*leaving_, false);
+      close(leaving_, false);
     return false;
   }
   bool moved_any = false;
-  for (int round = 0; round < rounds_per_wake && !closed_; ++round) {
-    bool moved = false;
-    if (!core_) {
+  for (int round = 0; round < rounds_per_wake; ++round) {
+    bool moved = false, ended = false;
+    if (is(phase::setting_up)) {
       moved = setup_->pump();
       if (setup_->failed()) {
         leave(setup_->reason());
@@ -212,52 +310,12 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
       }
       if (setup_->established())
         become_connected();
+      if (!core_)
+        return moved || moved_any;
     }
-    if (!core_)
-      return moved || moved_any;
-    serve_outbox();
-    moved = core_->pump(now) || moved;
-    // (A message streamed in pieces counts once per piece: conservative.)
-    outbox_.backlog(core_->queue_depth());
-    arrived_ = core_->take_inbound();
-    if (!arrived_.empty())
-      if (auto e = events_.lock())
-        for (auto& m : arrived_) {
-          e->inbound(*this, m);
-          if (closed_)  // dropped for what it sent
-            return true;
-        }
-    moved = moved || !arrived_.empty();
-    if (draining_ && core_->idle() && ch_->drained() && outbox_.depth() == 0) {
-      if (!farewell_) {
-        farewell_ = true;
-        core_->say_farewell();
-        moved = true;
-      } else if (!shut_) {
-        shut_ = true;
-        ch_->shutdown(channels::shutdown_how::write);
-        moved = true;
-      }
-    }
-    // Shut, the link still reads until the peer ends its side too (it does
-    // once it has read our farewell) or the node's drain limit drops it: a
-    // tcp socket closed with bytes unread (a late release, a credit) is
-    // reset, and a reset throws away what the peer had not read yet.
-    if (shut_ && (core_->closed() || ch_->closed())) {
-      close("this node stopped", false);
+    moved = core_round(now, ended) || moved;
+    if (ended)
       return true;
-    }
-    if (outbox_.depth() <= outbox_.bound() / 2 && outbox_.take_refused())
-      if (auto e = events_.lock())
-        e->writable(*this);
-    if (core_->closed() && core_->peer_stopped()) {
-      close(core_->reason(), true);  // it said goodbye: nobody to tell
-      return true;
-    }
-    if (core_->closed()) {
-      leave(core_->reason());
-      return true;
-    }
     moved_any = moved_any || moved;
     if (!moved)
       break;
@@ -276,27 +334,27 @@ void link::plan(clock::time_point now) {
     next_deadline_ = std::min(next_deadline_, setup_deadline_);
   else if (auto when = core_->deadline())
     next_deadline_ = std::min(next_deadline_, *when);
-  if (leaving_)
+  if (is(phase::leaving))
     next_deadline_ = std::min(next_deadline_, leave_by_);
   (void)now;
 }
 
 void link::on_timer(clock::time_point now) {
-  if (closed_)
+  if (is(phase::closed))
     return;
   if (now >= next_tick_) {
     next_tick_ = now + params_.tick;
     ch_->tick(now);
   }
   on_io(now, true);
-  if (closed_)
+  if (is(phase::closed))
     return;
-  if (!core_ && !leaving_ && now >= setup_deadline_)
+  if (is(phase::setting_up) && now >= setup_deadline_)
     leave(where_ + ": no session within " + std::to_string(params_.setup_limit.count()) +
           " ms of connecting (the handshake did not finish)");
-  if (!closed_ && !leaving_ && ch_->closed())
+  if (!is(phase::closed) && !is(phase::leaving) && ch_->closed())
     close(where_ + ": " + ch_->reason(), false);
-  if (!closed_)
+  if (!is(phase::closed))
     plan(now);
 }
 
@@ -305,49 +363,59 @@ void link::on_timer(clock::time_point now) {
 // connection manager's disconnect, and its next write to a queue pair that
 // is gone would never complete. A channel that has failed closes at once.
 void link::leave(std::string reason) {
-  if (closed_ || leaving_)
+  if (is(phase::closed) || is(phase::leaving))
     return;
   leaving_ = std::move(reason);
+  set_phase(phase::leaving);
   leave_by_ = clock::now() + leave_linger;
   ch_->shutdown(channels::shutdown_how::both);
   next_deadline_ = std::min(next_deadline_, leave_by_);
   bool told = ch_->closed() || (!ch_->awaits_peer_on_close() && ch_->drained());
   if (told)
-    close(*leaving_, false);
+    close(leaving_, false);
 }
 
 void link::close(const std::string& reason, bool stopped) {
-  if (closed_)
+  if (is(phase::closed))
     return;
-  closed_ = true;
-  std::deque<outbound_message> left;
-  outbox_.close(left);
-  fail_queued(left, draining_ ? send_failure::stopped : send_failure::node_lost,
-              where_ + ": connection closed: " + reason);
+  end_ = reason;
+  end_failure_ = drain_asked_ ? send_failure::stopped : send_failure::node_lost;
+  set_phase(phase::closed);
+  for (auto& m : taken_)
+    fail(m, end_failure_, where_ + ": connection closed: " + reason);
+  taken_.clear();
+  backlog_.store(0, std::memory_order_relaxed);
   if (auto e = events_.lock())
     e->closed(*this, reason, stopped);
   if (drained_)
     std::exchange(drained_, nullptr)();
+  // The actor ends with the link (stopped: in order, from either side);
+  // orders still in its mailbox fail as it takes them, and any that come
+  // later as its mailbox closes.
+  if (auto actor = std::exchange(keep_actor_, nullptr))
+    actor->enqueue(nullptr, caf::make_message_id(),
+                   caf::make_message(closed_atom::value, reason, stopped || drain_asked_), nullptr);
 }
 
 void link::evict(const std::string& reason) {
-  if (!core_)
+  if (is(phase::setting_up))
     leave(where_ + ": " + reason);
 }
 
 void link::drain(std::function<void()> done) {
-  if (closed_) {
+  if (is(phase::closed)) {
     if (done)
       done();
     return;
   }
   drained_ = std::move(done);
-  stopping_ = true;
-  if (!core_) {
+  drain_asked_ = true;
+  if (is(phase::setting_up)) {
     leave("this node stopped");
     return;
   }
-  draining_ = true;
+  if (is(phase::up))
+    set_phase(phase::draining);
   on_io(clock::now(), true);
 }
 
@@ -359,7 +427,7 @@ void link::drop(const std::string& reason) {
 // offset space for the peer, whose writes split at the pieces' ends as
 // they split at any map's end.
 bool link::expose(buffer b, std::uint64_t& offset, std::string& error, std::uint8_t access) {
-  if (closed_ || !core_) {
+  if (is(phase::closed) || !core_) {
     error = where_ + ": connection not ready";
     return false;
   }
@@ -394,7 +462,7 @@ bool link::expose(buffer b, std::uint64_t& offset, std::string& error, std::uint
 
 bool link::unexpose(std::uint64_t offset) {
   auto it = exposed_.find(offset);
-  if (it == exposed_.end() || closed_)
+  if (it == exposed_.end() || is(phase::closed))
     return false;
   if (it->second.gathered()) {
     for (const auto& p : it->second.pieces()) {
@@ -410,7 +478,7 @@ bool link::unexpose(std::uint64_t offset) {
 
 connection_core::counters link::stats() const {
   auto c = core_ ? core_->stats() : connection_core::counters{};
-  c.queue_depth = outbox_.depth();
+  c.queue_depth = depth();
   c.encrypted = ch_->encrypted();
   c.authenticated = authenticated_;
   c.exposed_maps = exposed_.size();

@@ -1,6 +1,7 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/io/connection_actor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/node/admission.hpp>
@@ -17,7 +18,10 @@
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -30,11 +34,46 @@ namespace {
 
 using clock = redial_schedule::clock;
 
+// What a dial thread tells the node: a channel to the peer, or why not.
+struct peer_dialed {
+  std::string peer;
+  std::shared_ptr<channels::channel> ch;
+  std::string error;
+};
+// The same for a dial by address, under the key of whoever waits for it.
+struct address_dialed {
+  std::uint64_t key = 0;
+  std::shared_ptr<channels::channel> ch;
+  std::string error;
+};
+
+}  // namespace
+}  // namespace riomesh::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::peer_dialed)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::address_dialed)
+
+namespace riomesh::actors {
+namespace {
+
+// What the node hears besides its interface: from the listener's watch,
+// its dial threads, its timers, and the exchange (links set up, closed,
+// writable again; a node a peer named).
+using node_impl =
+    node_actor::extend<caf::reacts_to<accept_atom>, caf::reacts_to<redial_atom>,
+                       caf::reacts_to<loss_atom, std::string>, caf::reacts_to<peer_dialed>,
+                       caf::reacts_to<address_dialed>,
+                       caf::reacts_to<connected_atom, std::shared_ptr<link>>,
+                       caf::reacts_to<dial_atom, std::string, std::string, std::uint16_t>,
+                       caf::reacts_to<closed_atom, std::uint64_t, std::string, bool>,
+                       caf::reacts_to<writable_atom, std::uint64_t>, caf::reacts_to<timeout_atom>>;
+
 constexpr double learned_dial_burst = 16;
 
 struct node_state {
   struct entry {
-    std::shared_ptr<link> l;
+    std::shared_ptr<link> l;  // for its facts, once up
+    connection_actor conn;
     std::string peer;  // expected (dialed) or learned (up)
     bool dialed = false;
     bool up = false;
@@ -44,7 +83,7 @@ struct node_state {
   // A dial by address, of a node whose name it tells once connected.
   struct address_dial {
     config::endpoint to;
-    std::vector<caf::response_promise> waiting;
+    std::vector<caf::typed_response_promise<std::string>> waiting;
   };
   struct loss {
     std::string reason;
@@ -68,10 +107,8 @@ struct node_state {
   std::uint64_t evicted = 0;  // made room for newer ones, this flood
   bool timer_set = false;
   bool stopping = false;
-  caf::response_promise drained;
-  // Slow-path answers from the I/O thread, by key.
+  caf::typed_response_promise<bool> drained;
   std::uint64_t next_key = 1;
-  std::map<std::uint64_t, caf::response_promise> waiting;
   std::map<std::uint64_t, address_dial> address_dials;
   // Nodes peers named (the node of a handle they sent), dialed once each
   // time they are named, never redialed; bounded in number and rate.
@@ -88,7 +125,7 @@ struct node_state {
 };
 const char* node_state::name = "riomesh.node";
 
-using self_ptr = caf::stateful_actor<node_state>*;
+using self_ptr = node_impl::stateful_pointer<node_state>;
 
 // Dials peers cause: at most this many nodes at once, started at most this
 // often (a burst, then a steady rate).
@@ -131,7 +168,8 @@ void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::stri
   if (!dialed)
     st.admitting->accepted(id, host_of(ch->peer()));
   auto l = std::make_shared<link>(id, std::move(ch), params, *st.loop, st.x);
-  st.links[id] = node_state::entry{l, expected, dialed, false, 0, dial_key};
+  auto conn = spawn_connection(self->system(), *st.params.connections, l);
+  st.links[id] = node_state::entry{l, conn, expected, dialed, false, 0, dial_key};
   st.loop->adopt(std::move(l));
 }
 
@@ -165,7 +203,7 @@ void make_room(self_ptr self, const std::string& host) {
     return;
   auto why = "closed for a newer connection: " + std::to_string(st.admitting->max()) +
              " were setting up their session (" + host + " had " + std::to_string(from_host) + ")";
-  st.loop->post([l = it->second.l, why] { l->evict(why); });
+  self->send(it->second.conn, evict_atom::value, why);
 }
 
 void schedule_redial(self_ptr self) {
@@ -183,7 +221,7 @@ void dial(caf::blocking_actor*, caf::actor node, std::string peer, config::endpo
           channels::channel_options opt) {
   std::string error;
   std::shared_ptr<channels::channel> ch = channels::connect(to, opt, error);
-  caf::anon_send(node, dialed_atom::value, peer, ch, error);
+  caf::anon_send(node, peer_dialed{std::move(peer), std::move(ch), std::move(error)});
 }
 
 // A dial by address: its outcome comes back under its key.
@@ -191,7 +229,7 @@ void dial_address(caf::blocking_actor*, caf::actor node, std::uint64_t key, conf
                   channels::channel_options opt) {
   std::string error;
   std::shared_ptr<channels::channel> ch = channels::connect(to, opt, error);
-  caf::anon_send(node, dialed_atom::value, key, ch, error);
+  caf::anon_send(node, address_dialed{key, std::move(ch), std::move(error)});
 }
 
 // The outcome of a dial by address, for whoever asked.
@@ -287,7 +325,7 @@ void lost(self_ptr self, const std::string& peer, const std::string& reason, boo
     return;                    // still connected, through the link that was kept
   if (st.learned.erase(peer))  // named by a peer: what waits for it fails, no redial
     st.x->unreachable(peer, make_error(errc::not_connected, "node '" + peer + "': " + reason));
-  self->send(st.owner, closed_atom::value, peer, reason, stopped);
+  caf::anon_send(st.owner, closed_atom::value, peer, reason, stopped);
   if (st.configured.count(peer)) {
     st.redial->failed(peer, clock::now());
     schedule_redial(self);
@@ -311,7 +349,7 @@ void drop_link(self_ptr self, std::uint64_t id, const std::string& why) {
     }
   }
   setup_ended(self, id);
-  st.loop->post([l = e.l, why] { l->drop(why); });
+  self->send(e.conn, close_atom::value, why);
 }
 
 void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
@@ -347,8 +385,8 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
     if (pending->second.incarnation == l->peer_incarnation())
       already = true;
     else
-      self->send(st.owner, closed_atom::value, name, pending->second.reason,
-                 pending->second.stopped);
+      caf::anon_send(st.owner, closed_atom::value, name, pending->second.reason,
+                     pending->second.stopped);
     st.pending_loss.erase(pending);
   }
   if (auto other = st.by_peer.find(name); other != st.by_peer.end()) {
@@ -359,8 +397,8 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
                                   "session replaces the old one");
       drop_link(self, old, "replaced by the node's new session");
       // For the owner the old node is gone: what waited on it fails.
-      self->send(st.owner, closed_atom::value, name,
-                 std::string{"it restarted, and its new session replaced the old one"}, true);
+      caf::anon_send(st.owner, closed_atom::value, name,
+                     std::string{"it restarted, and its new session replaced the old one"}, true);
     } else {
       // Both dialed at once: keep the connection the smaller name dialed.
       bool mine_dialed_by_smaller = e.dialed == (me(self) < name);
@@ -381,14 +419,14 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
   if (st.configured.count(name))
     st.redial->connected(name, clock::now());
   if (!already)
-    self->send(st.owner, connected_atom::value, name, l->authenticated());
+    caf::anon_send(st.owner, connected_atom::value, name, l->authenticated());
   address_dial_ended(self, answer, caf::error{}, name);
 }
 
 void finish_drain(self_ptr self) {
   auto& st = self->state;
   for (auto& [id, e] : st.links)  // those that outlasted the limit
-    st.loop->post([l = e.l] { l->drop("this node stopped"); });
+    self->send(e.conn, close_atom::value, std::string{"this node stopped"});
   st.links.clear();
   if (st.drained.pending())
     st.drained.deliver(true);
@@ -425,7 +463,7 @@ void on_closed(self_ptr self, std::uint64_t id, const std::string& reason, bool 
 // answered when it has.
 caf::result<bool> drain(self_ptr self) {
   auto& st = self->state;
-  st.drained = self->make_response_promise();
+  st.drained = self->make_response_promise<bool>();
   if (st.stopping)
     return st.drained;
   st.stopping = true;
@@ -434,32 +472,44 @@ caf::result<bool> drain(self_ptr self) {
     return st.drained;
   }
   for (auto& [id, e] : st.links)
-    st.loop->post([l = e.l] { l->drain(nullptr); });  // its close is reported
+    self->send(e.conn, drain_atom::value);  // its close is reported
   self->delayed_send(self, st.params.drain_limit, timeout_atom::value);
   return st.drained;
 }
 
-// Counters of the links kept to peers, gathered on the I/O thread.
-caf::result<peer_counters> gather_stats(self_ptr self) {
+// Counters of the connections kept to peers, each asked for its own.
+// Every connection's actor is asked; one that ends meanwhile is left out.
+caf::result<connection_list> gather_stats(self_ptr self) {
   auto& st = self->state;
-  auto key = st.next_key++;
-  auto rp = self->make_response_promise();
-  st.waiting[key] = rp;
-  std::vector<std::pair<std::string, std::shared_ptr<link>>> kept;
-  for (auto& [peer, id] : st.by_peer)
-    kept.emplace_back(peer, st.links[id].l);
-  caf::actor node = caf::actor_cast<caf::actor>(self);
-  st.loop->post([kept, node, key] {
-    peer_counters out;
-    for (auto& [peer, l] : kept)
-      out.emplace_back(peer, l->stats());
-    caf::anon_send(node, stats_atom::value, key, std::move(out));
-  });
-  return caf::delegated<peer_counters>{};
+  if (st.links.empty())
+    return connection_list{};
+  auto rp = self->make_response_promise<connection_list>();
+  auto out = std::make_shared<connection_list>();
+  auto left = std::make_shared<std::size_t>(st.links.size());
+  auto one_done = [rp, out, left]() mutable {
+    if (--*left > 0)
+      return;
+    std::sort(out->begin(), out->end(), [](const auto& a, const auto& b) {
+      return std::tie(a.peer, a.id) < std::tie(b.peer, b.id);
+    });
+    rp.deliver(std::move(*out));
+  };
+  for (auto& [id, entry] : st.links)
+    self->request(entry.conn, std::chrono::seconds(5), stats_atom::value)
+        .then(
+            [=, id = id](connection_figures& f) mutable {
+              auto routed = self->state.by_peer.find(f.peer);
+              f.routed = routed != self->state.by_peer.end() && routed->second == id;
+              out->push_back(std::move(f));
+              one_done();
+            },
+            [=](caf::error&) mutable { one_done(); });
+  return rp;
 }
 
-caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, node_params p,
-                   caf::actor owner, std::shared_ptr<channels::listener> listener) {
+node_impl::behavior_type node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x,
+                              node_params p, caf::actor owner,
+                              std::shared_ptr<channels::listener> listener) {
   auto& st = self->state;
   st.params = p;
   st.loop = loop;
@@ -486,7 +536,7 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
   self->set_exit_handler([=](caf::exit_msg& msg) {
     auto& st = self->state;
     for (auto& [id, e] : st.links)
-      st.loop->post([l = e.l] { l->drop("this node stopped"); });
+      self->send(e.conn, close_atom::value, std::string{"this node stopped"});
     st.links.clear();
     self->quit(msg.reason);
   });
@@ -520,12 +570,11 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
         st.pending_loss.erase(it);
         lost(self, peer, loss.reason, loss.stopped);  // unless it is connected again by now
       },
-      [=](dialed_atom, const std::string& peer, std::shared_ptr<channels::channel>& ch,
-          const std::string& error) {
-        if (ch && !self->state.stopping)
-          adopt(self, std::move(ch), peer, true);
+      [=](peer_dialed& d) {
+        if (d.ch && !self->state.stopping)
+          adopt(self, std::move(d.ch), d.peer, true);
         else
-          lost(self, peer, "cannot connect: " + error);
+          lost(self, d.peer, "cannot connect: " + d.error);
       },
       [=](connected_atom, std::shared_ptr<link>& l) { on_connected(self, l); },
       // A node named by a peer (the node of a handle it sent).
@@ -545,26 +594,25 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
         auto key = st.next_key++;
         auto& dial = st.address_dials[key];
         dial.to = {host, port};
-        auto rp = self->make_response_promise();
+        auto rp = self->make_response_promise<std::string>();
         dial.waiting.push_back(rp);
         self->system().spawn(dial_address, caf::actor_cast<caf::actor>(self), key, dial.to,
                              st.params.channel);
         return rp;
       },
-      [=](dialed_atom, std::uint64_t key, std::shared_ptr<channels::channel>& ch,
-          const std::string& error) {
+      [=](address_dialed& d) {
         auto& st = self->state;
-        auto it = st.address_dials.find(key);
-        if (ch && !st.stopping && it != st.address_dials.end()) {
-          adopt(self, std::move(ch), "", true, key);
+        auto it = st.address_dials.find(d.key);
+        if (d.ch && !st.stopping && it != st.address_dials.end()) {
+          adopt(self, std::move(d.ch), "", true, d.key);
           return;
         }
-        address_dial_ended(self, key,
+        address_dial_ended(self, d.key,
                            make_error(errc::not_connected,
                                       it == st.address_dials.end()
-                                          ? error
+                                          ? d.error
                                           : "cannot connect to " +
-                                                config::to_string(it->second.to) + ": " + error),
+                                                config::to_string(it->second.to) + ": " + d.error),
                            "");
       },
       [=](closed_atom, std::uint64_t id, const std::string& reason, bool stopped) {
@@ -573,28 +621,21 @@ caf::behavior node(self_ptr self, io_loop* loop, std::shared_ptr<exchange> x, no
       [=](writable_atom, std::uint64_t id) {
         auto it = self->state.links.find(id);
         if (it != self->state.links.end() && it->second.up)
-          self->send(self->state.owner, writable_atom::value, it->second.peer);
+          caf::anon_send(self->state.owner, writable_atom::value, it->second.peer);
       },
       [=](stop_atom) -> caf::result<bool> { return drain(self); },
       [=](timeout_atom) {
         if (self->state.stopping)
           finish_drain(self);
       },
-      [=](stats_atom) -> caf::result<peer_counters> { return gather_stats(self); },
-      [=](stats_atom, std::uint64_t key, peer_counters& out) {
-        auto it = self->state.waiting.find(key);
-        if (it == self->state.waiting.end())
-          return;
-        it->second.deliver(std::move(out));
-        self->state.waiting.erase(it);
-      },
+      [=](stats_atom) -> caf::result<connection_list> { return gather_stats(self); },
       [=](port_atom) { return self->state.listener->port(); },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_node(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
+node_actor spawn_node(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
                       const node_params& p, caf::actor owner,
                       std::shared_ptr<channels::listener> listener) {
   return sys.spawn(node, &loop, std::move(x), p, std::move(owner), std::move(listener));

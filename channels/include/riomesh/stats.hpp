@@ -30,7 +30,7 @@ struct node_counters {
   // Hand-offs between threads: enqueues into actors' mailboxes (deliveries,
   // responses, failure notices, link events) and pushes onto connections'
   // queues. One of each per message sent and delivered.
-  std::uint64_t mailbox_enqueues = 0, outbox_pushes = 0;
+  std::uint64_t mailbox_enqueues = 0, connection_enqueues = 0;
   // Actors the I/O thread ran itself when its deliveries woke them, those
   // it gave to the CAF workers instead, and turns too long to run there.
   std::uint64_t io_turns = 0, io_handed = 0, io_heavy = 0;
@@ -83,10 +83,22 @@ struct connection_counters {
   std::uint64_t encrypted = 0, authenticated = 0;
 };
 
+// One connection, as the actor it is (riomesh ls).
+struct connection_info {
+  std::uint64_t actor = 0;  // its actor's id on this node
+  std::string peer;         // the node, once its session is up
+  std::string remote;       // the address it comes from
+  std::string phase;        // "setting up", "up", "draining", ...
+  bool dialed = false;      // this node dialed it (else accepted it)
+};
+
 struct node_stats {
   node_counters node;
   memory_counters memory;
+  // The connection the node routes through, per peer.
   std::vector<std::pair<std::string, connection_counters>> peers;
+  // Every connection, set up or not, routed or not.
+  std::vector<connection_info> connections;
 };
 
 }  // namespace riomesh

@@ -2,7 +2,8 @@
 // stat) and for actors that report on their own node (runtime::admin()):
 //   (ping_atom)   -> (node name)
 //   (report_atom) -> stat_report
-//   (list_atom)   -> published_list: what is published here
+//   (list_atom)   -> published_list: what is published here, and its
+//       connections as the actors they are
 //   (dial_atom, host, port) -> (node name): connects to the node listening
 //       there (runtime::connect, without blocking)
 //   (resolve_atom, node, name, milliseconds) -> (strong_actor_ptr, interface)
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <riomesh/atoms.hpp>
+#include <riomesh/stats.hpp>
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
@@ -64,15 +66,22 @@ typename Inspector::result_type inspect(Inspector& f, stat_report& x) {
   return f(caf::meta::type_name("riomesh::stat_report"), x.info, x.counters);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, connection_info& x) {
+  return f(caf::meta::type_name("riomesh::connection_info"), x.actor, x.peer, x.remote, x.phase,
+           x.dialed);
+}
+
 // The names published on a node, each with its interface: one message type
-// per line, empty for an untyped actor.
+// per line, empty for an untyped actor; and the node's connections.
 struct published_list {
   std::vector<std::pair<std::string, std::string>> names;
+  std::vector<connection_info> connections;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, published_list& x) {
-  return f(caf::meta::type_name("riomesh::published_list"), x.names);
+  return f(caf::meta::type_name("riomesh::published_list"), x.names, x.connections);
 }
 
 }  // namespace riomesh

@@ -9,11 +9,6 @@
 #include <utility>
 #include <vector>
 
-namespace riomesh::actors {
-// Each connected peer's counters, as the node actor answers (stats_atom).
-using peer_counters = std::vector<std::pair<std::string, connection_core::counters>>;
-}  // namespace riomesh::actors
-
 #include <caf/allowed_unsafe_message_type.hpp>
 
 namespace riomesh::actors {
@@ -21,4 +16,3 @@ class link;
 }
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<riomesh::actors::link>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::connection_core::counters)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::peer_counters)

@@ -1,27 +1,23 @@
 // The directory: one per runtime, the owner of the node actor, and the
 // slow path of actor messaging: publishing, looking names up on peers,
 // peers coming and going (what waited on a lost one fails), statistics,
-// stopping. Messages themselves never pass through it: proxies and links
-// meet in the exchange (exchange.hpp). It takes:
-//   (publish_atom, name, strong_actor_ptr, interface) -> bool
-//   (publish_atom, name)                       unpublish -> bool
-//   (resolve_atom, node, name, milliseconds)   -> (strong_actor_ptr, interface)
-//                                                 or a riomesh error
-//   (notify_atom, node, actor)                 (writable_atom, node) to that
-//                                                 actor when node's queue drains
-//   (stats_atom)                               -> node_stats
-//   (expose_atom, node, buffer)                -> offset: mapped for node
-//   (unexpose_atom, node, offset)              -> bool
-//   (stop_atom)                                fails what waits, ends the node
-// A one-way message that cannot go out is reported to its sender as
-//   (undelivered_atom, node, error).
+// stopping. Messages themselves never pass through it: proxies and
+// connection actors meet in the exchange (exchange.hpp). Its interface is
+// directory_actor below; a one-way message that cannot go out is reported
+// to its sender as (undelivered_atom, node, error), by the exchange.
 #pragma once
 
 #include <riomesh/actors/node/node_actor.hpp>
 #include <riomesh/stats.hpp>
 
+#include <riomesh/actors/atoms.hpp>
+
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <chrono>
 
 #include <cstdint>
 #include <memory>
@@ -46,9 +42,26 @@ namespace riomesh::actors {
 
 class exchange;
 
+using directory_actor = caf::typed_actor<
+    // Connects to the node listening there: its name once set up.
+    caf::replies_to<dial_atom, std::string, std::uint16_t>::with<std::string>,
+    // Publishes under a name (false: taken), with its interface for peers.
+    caf::replies_to<publish_atom, std::string, caf::strong_actor_ptr, std::string>::with<bool>,
+    caf::replies_to<unpublish_atom, std::string>::with<bool>,
+    // An actor published on a node (this one or a peer), with its
+    // interface; or a riomesh error (not_published, not_connected, ...).
+    caf::replies_to<resolve_atom, std::string, std::string,
+                    std::chrono::milliseconds>::with<caf::strong_actor_ptr, std::string>,
+    // (writable_atom, node) to the actor once node's queue drains.
+    caf::reacts_to<notify_atom, std::string, caf::actor>,
+    caf::replies_to<stats_atom>::with<node_stats>,
+    // Fails what waits, drains the connections, ends the node, then itself.
+    caf::reacts_to<stop_atom>>;
+
 // Opens nothing: `listener` is already listening at p.node.listen. `loop`
 // and `x` must outlive the actor.
-caf::actor spawn_directory(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
-                           const directory_params& p, std::shared_ptr<channels::listener> listener);
+directory_actor spawn_directory(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
+                                const directory_params& p,
+                                std::shared_ptr<channels::listener> listener);
 
 }  // namespace riomesh::actors

@@ -34,9 +34,12 @@ class io_loop {
   // Starts the thread; throws std::system_error without epoll.
   explicit io_loop(std::chrono::nanoseconds polling_time = std::chrono::microseconds(10),
                    std::chrono::nanoseconds max_polling_time = std::chrono::nanoseconds::zero());
-  // Stops and joins it; links still there are dropped without a word.
+  // Stops and joins it.
   ~io_loop();
-  // Stops the thread now (idempotent): nothing it runs is called after.
+  // Stops the thread now (idempotent): links still there are dropped
+  // without a word, what that wakes runs, then the at_stop work; nothing
+  // the thread runs is called after, and the links and posted tasks are
+  // let go.
   void stop();
   io_loop(const io_loop&) = delete;
   io_loop& operator=(const io_loop&) = delete;
@@ -47,8 +50,13 @@ class io_loop {
   // Takes `l` over: it starts its session setup on the I/O thread.
   void adopt(std::shared_ptr<link> l);
   // Work for the thread after each round over its links (the actors those
-  // rounds woke, io_executor.hpp); true if it did any.
+  // rounds woke: io_executor.hpp, connection_host.hpp); true if it did any.
+  // And work for its last moment, after the last round.
   void after_each_round(std::function<bool()> work);
+  void at_stop(std::function<void()> work);
+  // The round work has something: the thread runs it before it sleeps (no
+  // task to allocate, no lock to take).
+  void nudge();
   // `l` has something to send (or released space to report).
   void wake(const std::shared_ptr<link>& l);
   bool on_io_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
@@ -79,6 +87,8 @@ class io_loop {
   bool run_tasks();
   bool serve_rung(clock::time_point now);
   bool poll_links(clock::time_point now);
+  bool run_round_work();
+  void finish();
   void run_timers(clock::time_point now, bool& moved);
   void reap();
   void add_link(std::shared_ptr<link> l);
@@ -92,6 +102,7 @@ class io_loop {
   std::atomic<bool> stop_{false};
   // The thread is about to sleep, or sleeps: wakers must ring.
   std::atomic<bool> sleeping_{false};
+  std::atomic<bool> nudged_{false};
 
   mutable std::mutex lock_;  // tasks_, rung_
   // watches_: apart from lock_, which every actor that wakes a link takes,
@@ -116,7 +127,8 @@ class io_loop {
   // each time (only listeners and connection events would answer).
   bool all_cheap_ = true;
   clock::time_point epoll_looked_;
-  std::function<bool()> round_work_;
+  std::vector<std::function<bool()>> round_work_;
+  std::vector<std::function<void()>> stop_work_;
   std::atomic<std::size_t> link_count_{0};
 
   std::atomic<std::uint64_t> wakes_{0}, doorbells_{0}, busy_polls_{0};

@@ -1,27 +1,36 @@
 // One connection to a peer as the I/O thread drives it: the channel, the
-// session setup, then the connection core, with senders' messages coming
-// in through an outbox and what arrives going out to a link_events
-// observer. No actor stands in between: the thread that polls the channel
-// decodes, and the sender's own thread enqueues.
+// session setup, then the connection core, with what arrives going out to
+// a link_events observer. Its actor (io/connection_actor.hpp) is how the
+// rest of the node reaches it: senders' messages come in through the
+// actor's mailbox, and other actors ask it for its figures or tell it to
+// drain or close. The thread that polls the channel decodes; the sender's
+// own thread enqueues.
 //
-// Thread rules: submit(), depth(), id(), peer facts once established, and
-// request_*() may be called from any thread; everything else runs on the
-// I/O thread (io_loop), which alone touches the channel.
+// Its life is one phase: setting up, up, then either draining (what is
+// queued goes, then a farewell, then the write side shuts) or leaving
+// (the peer is told in band and given a moment), and closed.
+//
+// Thread rules: submit(), depth(), id(), current_phase(), peer facts once
+// established, and the facts of the channel may be read from any thread;
+// everything else runs on the I/O thread (io_loop and the actor), which
+// alone touches the channel.
 #pragma once
 
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/connection/connection_params.hpp>
 #include <riomesh/actors/connection/refusal_meter.hpp>
 #include <riomesh/actors/connection/session_setup.hpp>
-#include <riomesh/actors/io/outbox.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
+
+#include <caf/actor_control_block.hpp>
+#include <caf/weak_intrusive_ptr.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace riomesh::actors {
@@ -47,6 +56,15 @@ class link : public std::enable_shared_from_this<link> {
  public:
   using clock = std::chrono::steady_clock;
   enum class submitted { queued, congested, closed, stopping };
+  enum class phase : std::uint8_t {
+    setting_up,  // the session setup runs; no core yet
+    up,          // messages flow
+    draining,    // asked to stop: what is queued goes, then the farewell
+    farewell,    // said; the write side shuts once the channel drained
+    shut,        // our side is done; reading until the peer ends its own
+    leaving,     // ending: the peer was told in band and has a moment to read it
+    closed,
+  };
 
   // `events` is held weakly: a link that outlives its observer reports to
   // nobody.
@@ -56,13 +74,24 @@ class link : public std::enable_shared_from_this<link> {
   link(const link&) = delete;
   link& operator=(const link&) = delete;
 
+  // Its actor: where submit() puts messages, and who hears when the link
+  // closed. Once, before the I/O thread adopts the link.
+  void bind(const caf::strong_actor_ptr& actor);
+
   // ---- any thread --------------------------------------------------------
   std::uint64_t id() const { return id_; }
   bool dialed() const { return params_.dialed; }
-  // A message for the peer; the I/O thread sends it in order after those
-  // submitted before it (from any thread: per sender, in its order).
+  phase current_phase() const { return phase_.load(std::memory_order_acquire); }
+  // A message for the peer, into the actor's mailbox; the I/O thread sends
+  // it in order after those submitted before it (from any thread: per
+  // sender, in its order).
   submitted submit(outbound_message&& m);
-  std::size_t depth() const { return outbox_.depth(); }
+  // What waits in the mailbox and in the connection (cheap: for refusals
+  // and stats), and at most how much may.
+  std::size_t depth() const {
+    return queued_.load(std::memory_order_relaxed) + backlog_.load(std::memory_order_relaxed);
+  }
+  std::size_t bound() const { return params_.max_pending; }
   // Set once established (read them after link_events::established).
   const std::string& peer_name() const { return peer_name_; }
   bool authenticated() const { return authenticated_; }
@@ -75,8 +104,13 @@ class link : public std::enable_shared_from_this<link> {
   const std::string& where() const { return where_; }
   // "10.0.0.2:4242": the address the connection comes from.
   const std::string& remote() const { return ch_->peer(); }
+  bool encrypted() const { return ch_->encrypted(); }
 
   // ---- the I/O thread ------------------------------------------------------
+  // A message submit() queued, as the actor takes it from its mailbox;
+  // then how many it took, for the count of what waits.
+  void take(outbound_message&& m);
+  void took(std::size_t n);
   int wait_fd() const { return ch_->wait_fd(); }
   bool wants_write() const { return ch_->wants_write(); }
   bool cheap_polls() const { return ch_->polls_without_syscalls(); }
@@ -85,11 +119,11 @@ class link : public std::enable_shared_from_this<link> {
   // The channel has something (or may have, when `busy_poll`): take it in,
   // send what waits, deliver what arrived. True if anything moved.
   bool on_io(clock::time_point now, bool busy_poll = false, bool polled = false);
-  // The outbox or a release rang the doorbell.
+  // The actor took messages, or a release rang the doorbell.
   bool on_wake(clock::time_point now) { return on_io(now, true); }
   // A spin of the thread over a link that polls cheaply (cheap_polls()):
-  // it runs its rounds only if the channel found something or the outbox
-  // holds some; true if anything moved.
+  // it runs its rounds only if the channel found something; true if
+  // anything moved.
   bool poll(clock::time_point now);
   // Timers: keepalive and peer timeout, setup limit, release batches.
   void on_timer(clock::time_point now);
@@ -97,7 +131,7 @@ class link : public std::enable_shared_from_this<link> {
   // Before the thread sleeps: the channel must signal its fd.
   // True if arming took anything in: then serve it before sleeping.
   bool arm() { return ch_->arm(); }
-  bool finished() const { return closed_; }
+  bool finished() const { return current_phase() == phase::closed; }
 
   // Ends the link: in setup, with `reason` (an eviction); established,
   // draining first what is queued, with a farewell (stop). `done` runs on
@@ -126,11 +160,18 @@ class link : public std::enable_shared_from_this<link> {
 
  private:
   void become_connected();
-  void serve_outbox();
+  void serve_taken();
+  void submit_to_core(outbound_message&& m);
+  // One round of the core: true if anything moved; `ended` if the link
+  // closed or started leaving.
+  bool core_round(clock::time_point now, bool& ended);
+  void after_draining(bool& moved, bool& ended);
   void leave(std::string reason);
   void close(const std::string& reason, bool stopped);
-  void fail_queued(std::deque<outbound_message>& msgs, send_failure why, const std::string& detail);
+  void fail(outbound_message& m, send_failure why, const std::string& detail);
   void plan(clock::time_point now);
+  void set_phase(phase p) { phase_.store(p, std::memory_order_release); }
+  bool is(phase p) const { return phase_.load(std::memory_order_relaxed) == p; }
 
   std::uint64_t id_;
   std::shared_ptr<channels::channel> ch_;
@@ -138,8 +179,17 @@ class link : public std::enable_shared_from_this<link> {
   io_loop& loop_;
   std::weak_ptr<link_events> events_;
   std::string where_;
-  outbox outbox_;
   std::uint64_t ticket_ = 0;  // in params_.sessions
+  std::atomic<phase> phase_{phase::setting_up};
+
+  // The actor: senders reach it weakly (a link that outlives it refuses
+  // their messages); the I/O thread keeps it until the link closed.
+  caf::weak_actor_ptr actor_;
+  caf::strong_actor_ptr keep_actor_;
+  // Messages in the actor's mailbox, and held by the core; a refusal as
+  // full since the queue last drained to half (the sender hears then).
+  std::atomic<std::size_t> queued_{0}, backlog_{0};
+  std::atomic<bool> refused_{false};
 
   // Set once on the I/O thread before established() is reported, read by
   // others after it (the report is their synchronization).
@@ -152,7 +202,7 @@ class link : public std::enable_shared_from_this<link> {
   std::shared_ptr<channels::memory_region> arena_;    // views of it hold it too
   std::shared_ptr<channels::memory_region> staging_;  // where a dma-buf arena is placed
   std::unique_ptr<connection_core> core_;
-  std::deque<outbound_message> incoming_;  // taken from the outbox, for the core
+  std::deque<outbound_message> taken_;  // from the mailbox, for the core
   std::map<std::uint64_t, buffer> exposed_;
   // Where the next map goes in the peer's view: offsets are never reused
   // on a connection, so a write late for a map taken down cannot land in
@@ -162,11 +212,11 @@ class link : public std::enable_shared_from_this<link> {
   std::vector<inbound_message> arrived_;
   refusal_meter refusals_;
 
-  bool closed_ = false;
-  std::atomic<bool> stopping_{false};  // drain() was asked: refuse new sends
-  bool draining_ = false, farewell_ = false, shut_ = false;
+  bool drain_asked_ = false;  // the node stops: what fails, fails as stopped
   std::function<void()> drained_;
-  std::optional<std::string> leaving_;
+  std::string leaving_;  // why, while leaving
+  std::string end_;      // why it closed, for messages taken after
+  send_failure end_failure_ = send_failure::node_lost;
   clock::time_point leave_by_, setup_deadline_, next_tick_, next_deadline_;
 };
 

@@ -1,29 +1,36 @@
 // The node actor: one per runtime, the judge of connections. It listens
 // (the I/O thread says when a connection request waits), dials the
-// configured peers on the redial schedule (each dial on its own thread:
-// connecting blocks), and hands each new connection to the I/O thread as a
-// link (io/link.hpp). It never sees a message: the links and the exchange
-// carry those. It hears from the exchange when a link is set up, closes or
-// drains, keeps one link per peer (setting the exchange's route to it), and
+// configured peers on the redial schedule and on request (each dial on its
+// own thread: connecting blocks), and makes each new connection a
+// connection actor on the I/O thread (io/connection_actor.hpp) over a link
+// (io/link.hpp). It never sees an application's message: the connection
+// actors and the exchange carry those. It hears from the exchange when a
+// link is set up, closes or drains, keeps one connection per peer (setting
+// the exchange's route to it), monitors every connection actor, and
 // reports to its owner:
 //   (connected_atom, peer, authenticated)
 //   (closed_atom, peer, reason, stopped)   a connection ended, or a dial
 //                                          failed; stopped: the peer left in order
 //   (writable_atom, peer)                  a congested peer drained to half
-// It takes (port_atom) -> port, (stats_atom) -> peer_counters,
-// (expose_atom, peer, buffer) -> offset, (unexpose_atom, peer, offset) ->
-// bool, and (stop_atom) -> true once every link drained and it quit.
+// Its interface is node_actor below; what the exchange, its dial threads
+// and its timers tell it are types of its own, inside node_actor.cpp.
 //
 // Two nodes that dial each other at once end up with one connection: the
 // one the node with the smaller name dialed.
 #pragma once
 
+#include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_params.hpp>
+#include <riomesh/actors/io/connection_actor.hpp>
 #include <riomesh/actors/node/redial_schedule.hpp>
 #include <riomesh/channels/listener.hpp>
 #include <riomesh/config/settings.hpp>
 
 #include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <cstdint>
 
 #include <memory>
 #include <string>
@@ -33,6 +40,7 @@ namespace riomesh::actors {
 
 class io_loop;
 class exchange;
+class connection_host;
 class node_table;
 
 struct node_params {
@@ -59,10 +67,22 @@ struct node_params {
   session_limits sessions;
   // The node-wide table of nodes, shared with the exchange.
   std::shared_ptr<node_table> nodes;
+  // Where the connections' actors run: the I/O thread (outlives the actor).
+  connection_host* connections = nullptr;
 };
 
 // `loop` and `x` must outlive the actor; `listener` is already listening.
-caf::actor spawn_node(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
+using node_actor = caf::typed_actor<
+    // Connects to whatever node listens at host:port: its name, once set up.
+    caf::replies_to<dial_atom, std::string, std::uint16_t>::with<std::string>,
+    // Every connection actor's figures.
+    caf::replies_to<stats_atom>::with<connection_list>,
+    // The port it listens on.
+    caf::replies_to<port_atom>::with<std::uint16_t>,
+    // True once every link drained (within drain_limit) and it quit.
+    caf::replies_to<stop_atom>::with<bool>>;
+
+node_actor spawn_node(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
                       const node_params& p, caf::actor owner,
                       std::shared_ptr<channels::listener> listener);
 
