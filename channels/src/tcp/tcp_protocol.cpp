@@ -89,6 +89,9 @@ io_result tcp_protocol::send_copy(const void* data, std::size_t length) {
       f.kind = frame_kind::data;
       queue(f);
       tail = &out_.back();
+      // Joined sends grow it to a frame: room for one at once, not a copy
+      // of what it held each time it doubles.
+      tail->owned.reserve(coalesced_frame);
     }
     std::size_t n = std::min({length - accepted, room, coalesced_frame - tail->owned.size()});
     tail->owned.insert(tail->owned.end(), bytes + accepted, bytes + accepted + n);
