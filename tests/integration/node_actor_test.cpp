@@ -74,8 +74,7 @@ struct fixture {
     xp.node_name = p.connection.node_name;
     n.x = exchange::make(*sys, xp);
     n.node = caf::actor_cast<caf::actor>(spawn_node(*sys, loop, n.x, p, owner, std::move(l)));
-    n.x->set_node(n.node);
-    n.x->set_directory(owner);
+    n.x->set_directory(caf::actor_cast<directory_events>(owner));
     return n;
   }
   void stop(node_ref& n) {

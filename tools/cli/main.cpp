@@ -10,6 +10,7 @@
 #include <riomesh/config/text.hpp>
 #include <riomesh/version.hpp>
 
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -107,6 +108,9 @@ int main(int argc, char** argv) {
     std::cerr << "riomesh " << name << ": " << e.what() << "\n";
   } catch (const cli::usage_error& e) {
     std::cerr << "riomesh " << name << ": " << e.what() << "\n";
+  } catch (const std::exception& e) {  // the machine or the node, not the usage
+    std::cerr << "riomesh " << name << ": " << e.what() << "\n";
+    return 1;
   }
   std::cerr << "(riomesh " << name << " --help shows how to use it)\n";
   return 2;

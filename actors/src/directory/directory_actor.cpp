@@ -29,12 +29,10 @@ namespace riomesh::actors {
 namespace {
 
 // What the node actor, the exchange and the directory's own timers tell it.
-using directory_impl = directory_actor::extend<
+using directory_impl = directory_actor::extend_with<directory_events>::extend<
     caf::reacts_to<connected_atom, std::string, bool>,
     caf::reacts_to<closed_atom, std::string, std::string, bool>,
-    caf::reacts_to<writable_atom, std::string>,
-    caf::reacts_to<resolved_atom, std::string, std::uint64_t, std::uint64_t, std::string>,
-    caf::reacts_to<timeout_atom, std::uint64_t>>;
+    caf::reacts_to<writable_atom, std::string>, caf::reacts_to<timeout_atom, std::uint64_t>>;
 
 using resolve_promise = caf::typed_response_promise<caf::strong_actor_ptr, std::string>;
 
@@ -239,8 +237,7 @@ directory_impl::behavior_type directory(self_ptr self, io_loop* loop, std::share
     st.configured.insert(peer.name);
   st.node = spawn_node(self->system(), *loop, st.x, p.node, caf::actor_cast<caf::actor>(self),
                        std::move(listener));
-  st.x->set_node(caf::actor_cast<caf::actor>(st.node));
-  st.x->set_directory(caf::actor_cast<caf::actor>(self));
+  st.x->set_directory(caf::actor_cast<directory_events>(self));
   self->set_exit_handler([=](caf::exit_msg&) { stop(self); });
   return {
       [=](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<std::string> {

@@ -51,11 +51,11 @@ node_identity exchange::identity() const {
 
 exchange::~exchange() = default;
 
-void exchange::set_node(caf::actor node) {
+void exchange::set_node(node_events node) {
   impl_->node = std::move(node);
 }
 
-void exchange::set_directory(caf::actor directory) {
+void exchange::set_directory(directory_events directory) {
   impl_->directory = std::move(directory);
 }
 

@@ -20,6 +20,7 @@
 #include <caf/message.hpp>
 #include <caf/message_id.hpp>
 #include <caf/proxy_registry.hpp>
+#include <caf/send.hpp>
 #include <caf/weak_intrusive_ptr.hpp>
 
 #include <atomic>
@@ -207,7 +208,8 @@ struct exchange::impl : caf::proxy_registry::backend {
 
   caf::actor_system& sys;
   exchange_params params;
-  caf::actor node, directory;
+  node_events node;
+  directory_events directory;
   // The I/O thread's execution unit: where deliveries it makes run.
   std::unique_ptr<io_executor> executor;
   io_loop* loop = nullptr;  // the thread `executor` runs on, for its counters
@@ -288,13 +290,13 @@ struct exchange::impl : caf::proxy_registry::backend {
     auto* here = executor && executor->here() ? executor.get() : nullptr;
     to->enqueue(std::move(from), mid, std::move(msg), here);
   }
-  template <class... Ts>
-  void tell(const caf::actor& to, Ts&&... xs) {
+  // To the node's own actors: checked against what they take.
+  template <class Handle, class... Ts>
+  void tell(const Handle& to, Ts&&... xs) {
     if (!to)
       return;
     ++count.mailbox_enqueues;
-    to->enqueue(nullptr, caf::make_message_id(), caf::make_message(std::forward<Ts>(xs)...),
-                nullptr);
+    caf::anon_send(to, std::forward<Ts>(xs)...);
   }
   // ... and every enqueue into a connection actor's mailbox, counted before
   // it and taken back if refused: the I/O thread can send it, and its answer

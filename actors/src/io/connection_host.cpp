@@ -1,5 +1,6 @@
 #include <riomesh/actors/io/connection_host.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
+#include <riomesh/actors/io/turn_ended.hpp>
 
 #include <caf/resumable.hpp>
 
@@ -54,18 +55,9 @@ bool connection_host::run() {
   if (ready_.empty())
     return false;
   running_.swap(ready_);
-  for (auto* job : running_) {
-    switch (job->resume(this, throughput_)) {
-      case caf::resumable::resume_later:
-        ready_.push_back(job);  // another turn after the links had theirs
-        break;
-      case caf::resumable::awaiting_message:
-      case caf::resumable::done:
-      case caf::resumable::shutdown_execution_unit:
-        intrusive_ptr_release(job);
-        break;
-    }
-  }
+  for (auto* job : running_)
+    if (wants_another_turn(job, job->resume(this, throughput_)))
+      ready_.push_back(job);  // after the links had theirs
   running_.clear();
   return true;
 }

@@ -1,4 +1,5 @@
 #include <riomesh/actors/io/io_executor.hpp>
+#include <riomesh/actors/io/turn_ended.hpp>
 
 #include <caf/abstract_actor.hpp>
 #include <caf/actor_system.hpp>
@@ -87,17 +88,9 @@ bool io_executor::run() {
     auto end = clock::now();
     ++turns_;
     judge(job, end - start, end);
-    switch (res) {
-      case caf::resumable::resume_later:
-        // Still busy: another turn after the links had theirs.
-        waiting_.push_back(job);
-        break;
-      case caf::resumable::awaiting_message:
-      case caf::resumable::done:
-      case caf::resumable::shutdown_execution_unit:
-        intrusive_ptr_release(job);
-        break;
-    }
+    // Still busy: another turn after the links had theirs.
+    if (wants_another_turn(job, res))
+      waiting_.push_back(job);
   }
   running_.clear();
   return true;

@@ -59,14 +59,10 @@ namespace {
 // What the node hears besides its interface: from the listener's watch,
 // its dial threads, its timers, and the exchange (links set up, closed,
 // writable again; a node a peer named).
-using node_impl =
-    node_actor::extend<caf::reacts_to<accept_atom>, caf::reacts_to<redial_atom>,
-                       caf::reacts_to<loss_atom, std::string>, caf::reacts_to<peer_dialed>,
-                       caf::reacts_to<address_dialed>,
-                       caf::reacts_to<connected_atom, std::shared_ptr<link>>,
-                       caf::reacts_to<dial_atom, std::string, std::string, std::uint16_t>,
-                       caf::reacts_to<closed_atom, std::uint64_t, std::string, bool>,
-                       caf::reacts_to<writable_atom, std::uint64_t>, caf::reacts_to<timeout_atom>>;
+using node_impl = node_actor::extend_with<node_events>::extend<
+    caf::reacts_to<accept_atom>, caf::reacts_to<redial_atom>,
+    caf::reacts_to<loss_atom, std::string>, caf::reacts_to<peer_dialed>,
+    caf::reacts_to<address_dialed>, caf::reacts_to<timeout_atom>>;
 
 constexpr double learned_dial_burst = 16;
 
@@ -638,7 +634,9 @@ node_impl::behavior_type node(self_ptr self, io_loop* loop, std::shared_ptr<exch
 node_actor spawn_node(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
                       const node_params& p, caf::actor owner,
                       std::shared_ptr<channels::listener> listener) {
-  return sys.spawn(node, &loop, std::move(x), p, std::move(owner), std::move(listener));
+  auto n = sys.spawn(node, &loop, x, p, std::move(owner), std::move(listener));
+  x->set_node(n);
+  return n;
 }
 
 }  // namespace riomesh::actors

@@ -13,6 +13,7 @@
 // names, and fails what waited on a lost peer. Thread-safe throughout.
 #pragma once
 
+#include <riomesh/actors/exchange/exchange_events.hpp>
 #include <riomesh/actors/grants/grant_table.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/config/settings.hpp>
@@ -60,10 +61,10 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   exchange(caf::actor_system& sys, exchange_params p);  // use make()
   ~exchange() override;
 
-  // Who hears of links (the node actor) and of resolved names and peers
-  // (the directory). Set once at start.
-  void set_node(caf::actor node);
-  void set_directory(caf::actor directory);
+  // Who hears of links (the node actor) and of resolved names (the
+  // directory). Set once at start.
+  void set_node(node_events node);
+  void set_directory(directory_events directory);
   // Lets `loop`'s thread run the actors its deliveries wake
   // (io_executor.hpp) instead of waking a CAF worker for each. Once, at
   // start; without it every delivery goes through the workers.
