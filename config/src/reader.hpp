@@ -42,9 +42,10 @@ class reader {
   bool is_set(const std::string& path) const { return positions_.count(path) != 0; }
   void record(const std::string& path, const origin& where) { positions_[path] = where; }
 
-  // The path of each peer read whole ("cluster.peers[2]"), in the order of
-  // settings.cluster.peers: entries that failed are not there.
-  std::vector<std::string>& peer_paths() { return peer_paths_; }
+  // Each peer entry whose name could be read, with its path
+  // ("cluster.peers[2]"), whatever else it holds: a name listed twice is a
+  // problem even beside a malformed address.
+  std::vector<std::pair<std::string, std::string>>& peer_names() { return peer_names_; }
 
   const std::string& base_dir() const { return base_dir_; }
   const std::vector<diagnostic>& problems() const { return problems_; }
@@ -55,7 +56,7 @@ class reader {
   std::vector<diagnostic> problems_;
   std::map<std::string, origin> positions_;
   std::set<std::string> failed_;
-  std::vector<std::string> peer_paths_;
+  std::vector<std::pair<std::string, std::string>> peer_names_;  // name, path
 };
 
 // One value being read: the node, its dotted path and where it stands.

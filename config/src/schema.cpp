@@ -223,6 +223,8 @@ void read_peer(const value_ref& v, settings& s) {
                     (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
     }
   }
+  if (has_name)
+    v.in.peer_names().emplace_back(peer.name, v.path);
   if (!v.node["name"])
     v.fail("missing required key 'name'");
   if (!v.node["address"])
@@ -230,7 +232,6 @@ void read_peer(const value_ref& v, settings& s) {
   if (!has_name || !has_address)
     return;
   s.cluster.peers.push_back(std::move(peer));
-  v.in.peer_paths().push_back(v.path);
 }
 
 field peers_field() {

@@ -8,18 +8,18 @@
 namespace riomesh::config::detail {
 namespace {
 
-// Peers whose entry could not be read are not in s.cluster.peers: each of
-// the others knows its own path (reader::peer_paths).
+// Every entry with a readable name counts, whether or not the rest of it
+// could be read (reader::peer_names): s.cluster.peers holds only the whole
+// ones.
 void check_peers(const settings& s, reader& in) {
   std::map<std::string, std::string> first;
-  for (std::size_t i = 0; i < s.cluster.peers.size(); ++i) {
-    const auto& peer = s.cluster.peers[i];
-    auto path = in.peer_paths()[i] + ".name";
-    if (peer.name == s.node.name && !in.is_failed("node.name"))
-      in.fail(in.where(path), path + ": '" + peer.name + "' is this node's own name");
-    auto [it, fresh] = first.emplace(peer.name, path);
+  for (const auto& [name, entry] : in.peer_names()) {
+    auto path = entry + ".name";
+    if (name == s.node.name && !in.is_failed("node.name"))
+      in.fail(in.where(path), path + ": '" + name + "' is this node's own name");
+    auto [it, fresh] = first.emplace(name, path);
     if (!fresh)
-      in.fail(in.where(path), path + ": duplicate peer name '" + peer.name + "' (first at " +
+      in.fail(in.where(path), path + ": duplicate peer name '" + name + "' (first at " +
                                   in.where(it->second).to_string() + ")");
   }
 }

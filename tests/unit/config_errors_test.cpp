@@ -99,6 +99,15 @@ TEST_CASE("duplicates: peer names, keys, the node's own name") {
                           "    - name: a\n      address: 127.0.0.1:2\n") ==
         "node.yaml:8:13: cluster.peers[1].name: duplicate peer name 'a' (first at "
         "node.yaml:6:13)");
+  // The first entry's address is malformed: the name still counts.
+  auto both = problems(minimal +
+                       "cluster:\n  peers:\n    - name: broker\n      address: nowhere\n"
+                       "    - name: broker\n      address: 127.0.0.1:2\n");
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].find("node.yaml:7:16: cluster.peers[0].address: ") == 0);
+  CHECK(both[1] ==
+        "node.yaml:8:13: cluster.peers[1].name: duplicate peer name 'broker' (first at "
+        "node.yaml:6:13)");
   CHECK(problem(minimal + "cluster:\n  peers:\n    - {name: n1, address: '127.0.0.1:1'}\n") ==
         "node.yaml:6:14: cluster.peers[0].name: 'n1' is this node's own name");
   CHECK(problem("node:\n  name: a\n  name: b\n  listen: 127.0.0.1:1\n") ==
