@@ -135,6 +135,12 @@ TEST_CASE("handles: a node dialed at run time, by address, is a peer like a conf
   CHECK(*name == "node-b");
   auto s = a->remote_actor(where, "sink");
   REQUIRE_MESSAGE(s, error_text(*a, s));
+  // As the README writes it: a host string and a port in braces.
+  std::string host = where.host;
+  std::uint16_t port = where.port;
+  auto braced = a->remote_actor<caf::actor>({host, port}, "sink");
+  REQUIRE_MESSAGE(braced, error_text(*a, braced));
+  CHECK(*braced == *s);
   auto data = a->allocate(1 << 20);
   fill(data, 5);
   CHECK(sum_at(*a, *s, data) == checksum(data));

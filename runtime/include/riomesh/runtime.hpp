@@ -38,6 +38,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace riomesh {
@@ -86,9 +87,12 @@ class runtime {
   // The actor published as `name` on `node`, as a proxy (a local handle for
   // this node's own name). Waits up to `timeout` for a configured node to
   // connect and answer. A typed Handle must match the published interface.
+  // (A string_view: `{host, port}` could also make a std::string, and then
+  // the call by address below would be ambiguous.)
   template <class Handle = caf::actor>
-  caf::expected<Handle> remote_actor(const std::string& node, const std::string& name,
+  caf::expected<Handle> remote_actor(std::string_view node_name, const std::string& name,
                                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    std::string node{node_name};
     std::string remote_interface;
     auto ptr = resolve(node, name, timeout, remote_interface);
     if (!ptr)
