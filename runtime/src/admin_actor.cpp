@@ -111,6 +111,10 @@ caf::behavior admin(caf::event_based_actor* self, actors::directory_actor direct
             .then(
                 [=](actors::node_stats& s) mutable {
                   list.connections = std::move(s.connections);
+                  // Members may list (admin_refusal): they learn which
+                  // peers are connected, as stat shows, not where they are.
+                  for (auto& c : list.connections)
+                    c.remote.clear();
                   rp.deliver(std::move(list));
                 },
                 [=](caf::error&) mutable { rp.deliver(std::move(list)); });

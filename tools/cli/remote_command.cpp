@@ -138,11 +138,10 @@ static void print_connections(const std::vector<connection_info>& list) {
   std::printf("\n%zu %s\n", list.size(), list.size() == 1 ? "connection" : "connections");
   if (list.empty())
     return;
-  std::printf("%-8s %-24s %-24s %-12s %s\n", "actor", "peer", "remote", "phase", "made by");
+  std::printf("%-8s %-24s %-12s %s\n", "actor", "peer", "phase", "made by");
   for (const auto& c : list)
-    std::printf("%-8llu %-24s %-24s %-12s %s\n", static_cast<unsigned long long>(c.actor),
-                c.peer.empty() ? "-" : config::printable(c.peer).c_str(),
-                config::printable(c.remote).c_str(), c.phase.c_str(),
+    std::printf("%-8llu %-24s %-12s %s\n", static_cast<unsigned long long>(c.actor),
+                c.peer.empty() ? "-" : config::printable(c.peer).c_str(), c.phase.c_str(),
                 c.dialed ? "dialed" : "accepted");
 }
 
