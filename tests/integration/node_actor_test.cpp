@@ -73,8 +73,8 @@ struct fixture {
     exchange_params xp;
     xp.node_name = p.connection.node_name;
     n.x = exchange::make(*sys, xp);
-    n.node = caf::actor_cast<caf::actor>(spawn_node(*sys, loop, n.x, p, owner, std::move(l)));
     n.x->set_directory(caf::actor_cast<directory_events>(owner));
+    n.node = caf::actor_cast<caf::actor>(spawn_node(*sys, loop, n.x, p, owner, std::move(l)));
     return n;
   }
   void stop(node_ref& n) {
@@ -91,13 +91,16 @@ struct fixture {
   }
 };
 
-// Waits for (connected_atom, peer), skipping reports of failed dials.
+// Waits up to 10 s for (connected_atom, peer), skipping reports of failed
+// dials (which come as long as the peer refuses).
 bool wait_connected(caf::scoped_actor& owner, const std::string& peer) {
-  bool up = false, timed_out = false;
-  while (!up && !timed_out)
+  auto until = std::chrono::steady_clock::now() + 10s;
+  bool up = false;
+  for (auto now = std::chrono::steady_clock::now(); !up && now < until;
+       now = std::chrono::steady_clock::now())
     owner->receive([&](connected_atom, const std::string& name, bool) { up = name == peer; },
                    [&](closed_atom, const std::string&, const std::string&, bool) {},
-                   caf::after(10s) >> [&] { timed_out = true; });
+                   caf::after(until - now) >> [] {});
   return up;
 }
 

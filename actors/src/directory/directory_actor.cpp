@@ -235,9 +235,10 @@ directory_impl::behavior_type directory(self_ptr self, io_loop* loop, std::share
   st.x = std::move(x);
   for (auto& peer : p.node.peers)
     st.configured.insert(peer.name);
+  // Before the node dials: what its first links report comes here.
+  st.x->set_directory(caf::actor_cast<directory_events>(self));
   st.node = spawn_node(self->system(), *loop, st.x, p.node, caf::actor_cast<caf::actor>(self),
                        std::move(listener));
-  st.x->set_directory(caf::actor_cast<directory_events>(self));
   self->set_exit_handler([=](caf::exit_msg&) { stop(self); });
   return {
       [=](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<std::string> {

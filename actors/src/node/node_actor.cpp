@@ -510,6 +510,8 @@ node_impl::behavior_type node(self_ptr self, io_loop* loop, std::shared_ptr<exch
   st.params = p;
   st.loop = loop;
   st.x = std::move(x);
+  // Before the first dial: a link set up meanwhile tells this actor.
+  st.x->set_node(caf::actor_cast<node_events>(self));
   st.owner = std::move(owner);
   st.listener = std::move(listener);
   st.admitting = std::make_unique<admission>(p.max_in_setup);
@@ -634,9 +636,7 @@ node_impl::behavior_type node(self_ptr self, io_loop* loop, std::shared_ptr<exch
 node_actor spawn_node(caf::actor_system& sys, io_loop& loop, std::shared_ptr<exchange> x,
                       const node_params& p, caf::actor owner,
                       std::shared_ptr<channels::listener> listener) {
-  auto n = sys.spawn(node, &loop, x, p, std::move(owner), std::move(listener));
-  x->set_node(n);
-  return n;
+  return sys.spawn(node, &loop, std::move(x), p, std::move(owner), std::move(listener));
 }
 
 }  // namespace riomesh::actors
