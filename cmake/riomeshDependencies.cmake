@@ -27,3 +27,7 @@ find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RIOMESH_IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
 pkg_check_modules(RIOMESH_RDMACM REQUIRED IMPORTED_TARGET librdmacm)
+# The operators' HTTP endpoint (node.metrics): a well-kept server, not ours.
+pkg_check_modules(RIOMESH_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# riomesh-node under systemd (Type=notify, the watchdog): libsystemd's sd_notify.
+pkg_check_modules(RIOMESH_SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)

@@ -9,7 +9,7 @@ set -euo pipefail
 # build: compilers, CMake and the -dev packages the CMake files look for
 build=(g++ cmake make ninja-build pkg-config
        libcaf-dev libyaml-cpp-dev doctest-dev libibverbs-dev librdmacm-dev libssl-dev
-       libdrm-dev)
+       libdrm-dev libcpp-httplib-dev libsystemd-dev)
 # run and test: the RDMA userland (providers, rsocket peers, perftest for the floor)
 rdma=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm1 perftest)
 # the soft-RoCE VM: QEMU, a static busybox for its initramfs, the tools that build
@@ -17,8 +17,11 @@ rdma=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm1 perftest
 vm=(qemu-system-x86 busybox-static cpio kmod xz-utils binutils iproute2)
 # fuzzing (libFuzzer ships with clang's runtime) and charts
 extra=(clang libclang-rt-14-dev gnuplot-nox)
+# the metrics test scrapes a cluster with Prometheus itself; the service
+# test reads the unit with systemd-analyze
+ops=(prometheus systemd)
 
-want=("${build[@]}" "${rdma[@]}" "${vm[@]}" "${extra[@]}")
+want=("${build[@]}" "${rdma[@]}" "${vm[@]}" "${extra[@]}" "${ops[@]}")
 
 declare -A have=()
 while read -r pkg status; do

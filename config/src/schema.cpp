@@ -176,6 +176,24 @@ field endpoint_field(std::string key, slot<node_settings, endpoint> at, bool req
           [=](const settings& s) { return YAML::Node(to_string(at(s))); }};
 }
 
+// "HOST:PORT", or off.
+field metrics_field() {
+  return {"metrics", false,
+          [](const value_ref& v, settings& s) {
+            std::string text;
+            if (!v.scalar(text, "host:port, or off"))
+              return;
+            if (text == "off" || text.empty())
+              s.node.metrics = {};
+            else
+              read_endpoint(v, s.node.metrics);
+          },
+          [](const settings& s) {
+            return YAML::Node(s.node.metrics.host.empty() ? std::string{"off"}
+                                                          : to_string(s.node.metrics));
+          }};
+}
+
 field device_field() {
   return {"device", false,
           [](const value_ref& v, settings& s) {
@@ -471,7 +489,7 @@ std::vector<section> make_schema() {
        {name_field("name", {&settings::node, &N::name}, true),
         endpoint_field("listen", {&settings::node, &N::listen}, true),
         choice_field("fabric", slot<N, fabric_kind>{&settings::node, &N::fabric}, fabric_names),
-        device_field(), key_file_field()}},
+        device_field(), key_file_field(), metrics_field()}},
       {"cluster",
        {peers_field(), secret_field(), keys_field(), keyring_field(), admins_field(),
         flag_field("insecure",

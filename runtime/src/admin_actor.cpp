@@ -1,4 +1,5 @@
 #include "admin_actor.hpp"
+#include "metrics/counter_catalog.hpp"
 
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/directory/directory.hpp>
@@ -15,85 +16,11 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-void flatten(const node_counters& n, stat_report& r) {
-  auto add = [&](const char* key, std::uint64_t v) { r.counters.emplace_back(key, v); };
-  add("node.messages_out", n.messages_out);
-  add("node.messages_in", n.messages_in);
-  add("node.requests_out", n.requests_out);
-  add("node.responses_in", n.responses_in);
-  add("node.bytes_placed_out", n.bytes_placed_out);
-  add("node.bytes_placed_in", n.bytes_placed_in);
-  add("node.payload_copied_out", n.payload_copied_out);
-  add("node.payload_copied_in", n.payload_copied_in);
-  add("node.direct_writes", n.direct_writes);
-  add("node.undeliverable", n.undeliverable);
-  add("node.bad_inbound", n.bad_inbound);
-  add("node.system_refused", n.system_refused);
-  add("node.links_refused", n.links_refused);
-  add("node.thens_carried", n.thens_carried);
-  add("node.grants_fetched", n.grants_fetched);
-  add("node.grants_served", n.grants_served);
-  add("node.mailbox_enqueues", n.mailbox_enqueues);
-  add("node.io_turns", n.io_turns);
-  add("node.io_handed", n.io_handed);
-  add("node.io_heavy", n.io_heavy);
-  add("node.io_wakes", n.io_wakes);
-  add("node.io_doorbells", n.io_doorbells);
-  add("node.io_spins", n.io_spins);
-  add("node.connection_enqueues", n.connection_enqueues);
-  add("node.proxies", n.proxies);
-  add("node.exported", n.exported);
-  add("node.published", n.published);
-}
-
-void flatten(const memory_counters& m, stat_report& r) {
-  auto add = [&](const char* key, std::uint64_t v) { r.counters.emplace_back(key, v); };
-  add("memory.devices", m.devices);
-  add("memory.registrations", m.registrations);
-  add("memory.registered", m.registered);
-  add("memory.pinned_bytes", m.pinned_bytes);
-  add("memory.peak_pinned_bytes", m.peak_pinned_bytes);
-  add("memory.refused", m.refused);
-  add("memory.cache_hits", m.cache_hits);
-  add("memory.cache_misses", m.cache_misses);
-  add("memory.cache_evictions", m.cache_evictions);
-  add("memory.cache_trimmed", m.cache_trimmed);
-  add("memory.cache_entries", m.cache_entries);
-  add("memory.cache_bytes", m.cache_bytes);
-  add("memory.completion_queues", m.completion_queues);
-  add("memory.cq_queue_pairs", m.cq_queue_pairs);
-  add("memory.cq_polls", m.cq_polls);
-  add("memory.cq_strays", m.cq_strays);
-  add("memory.cq_kicks", m.cq_kicks);
-}
-
-void flatten(const std::string& peer, const connection_counters& c, stat_report& r) {
-  auto add = [&](const char* key, std::uint64_t v) {
-    r.counters.emplace_back("peer." + peer + "." + key, v);
-  };
-  add("messages_out", c.messages_out);
-  add("messages_in", c.messages_in);
-  add("bytes_placed_out", c.bytes_placed_out);
-  add("bytes_placed_in", c.bytes_placed_in);
-  add("inline_bytes_out", c.inline_bytes_out);
-  add("inline_bytes_in", c.inline_bytes_in);
-  add("streamed_bytes_in", c.streamed_bytes_in);
-  add("staged_bytes_in", c.staged_bytes_in);
-  add("staged_bytes_out", c.staged_bytes_out);
-  add("direct_bytes_out", c.direct_bytes_out);
-  add("credit_stalls", c.credit_stalls);
-  add("queue_depth", c.queue_depth);
-  add("exposed_maps", c.exposed_maps);
-  add("exposed_bytes", c.exposed_bytes);
-  add("dropped", c.dropped);
-  add("arena_in_use", c.arena_in_use);
-  add("arena_size", c.arena_size);
-  add("peer_arena_free", c.peer_arena_free);
-  add("registrations", c.registrations);
-  add("registration_hits", c.registration_hits);
-  add("per_write_registrations", c.per_write_registrations);
-  add("encrypted", c.encrypted);
-  add("authenticated", c.authenticated);
+template <class Counters>
+void flatten(const std::string& prefix, const std::vector<metric<Counters>>& catalog,
+             const Counters& c, stat_report& r) {
+  for (const auto& m : catalog)
+    r.counters.emplace_back(prefix + m.key, c.*m.field);
 }
 
 // A function actor with arguments: CAF 0.17 binds a null reference for a
@@ -140,10 +67,10 @@ caf::behavior admin(caf::event_based_actor* self, actors::directory_actor direct
                       "node.uptime_ms",
                       std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - started)
                           .count());
-                  flatten(s.node, r);
-                  flatten(s.memory, r);
+                  flatten("node.", node_metrics(), s.node, r);
+                  flatten("memory.", memory_metrics(), s.memory, r);
                   for (const auto& [peer, c] : s.peers)
-                    flatten(peer, c, r);
+                    flatten("peer." + peer + ".", connection_metrics(), c, r);
                   rp.deliver(std::move(r));
                 },
                 [=](caf::error& e) mutable { rp.deliver(std::move(e)); });

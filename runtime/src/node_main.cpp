@@ -1,5 +1,7 @@
 #include <riomesh/node_main.hpp>
 
+#include "service_notify.hpp"
+
 #include <riomesh/config/address.hpp>
 #include <riomesh/config/command_line.hpp>
 #include <riomesh/config/diagnostic.hpp>
@@ -8,6 +10,7 @@
 #include <riomesh/version.hpp>
 
 #include <caf/actor.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
 #include <signal.h>
@@ -16,6 +19,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace riomesh {
 namespace {
@@ -163,6 +167,8 @@ int node_main(int argc, char** argv, const actor_registry& types) {
   auto& plan = checked.actors;
   auto stop_signals = block_stop_signals();
   const auto name = settings.node.name;
+  // Served once the actors are up: ready means they are spawned too.
+  auto metrics = std::exchange(settings.node.metrics, {});
   try {
     runtime rt{settings, types.configurer()};
     auto listen = settings.node.listen;
@@ -177,8 +183,20 @@ int node_main(int argc, char** argv, const actor_registry& types) {
                                  "' could not be published (is the name reserved?)");
       logging::info(name, "actor '" + spec.name + "' (" + spec.type + ") published");
     }
+    if (!metrics.host.empty())
+      rt.serve_metrics(metrics);
+    detail::service_notify service([&rt](std::chrono::milliseconds limit) {
+      caf::scoped_actor self{rt.system()};
+      bool answered = false;
+      self->request(rt.admin(), limit, ping_atom::value)
+          .receive([&](const std::string&) { answered = true; }, [](caf::error&) {});
+      return answered;
+    });
+    service.ready("node '" + name + "' listening on " + config::to_string(listen) + ", " +
+                  std::to_string(plan.size()) + " actors");
     int signal = 0;
     sigwait(&stop_signals, &signal);
+    service.stopping();
     logging::info(name, std::string{"stopping on "} + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
     // What the node pinned over its life, for whoever sizes memlock limits.
     auto m = rt.stats().memory;

@@ -1,6 +1,8 @@
 #include <riomesh/runtime.hpp>
 
 #include "admin_actor.hpp"
+#include "metrics/metrics_server.hpp"
+#include "metrics/prometheus_text.hpp"
 
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/directory/directory.hpp>
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -225,6 +228,7 @@ struct runtime::impl {
                                 });
   }
   ~impl() {
+    metrics.reset();  // no scrape asks the actors while they go
     stop();
     // The node drains its links on the I/O thread; once it and the
     // directory are done, the thread stops before the actor system goes
@@ -279,12 +283,70 @@ struct runtime::impl {
   // On rdma: the node's memory domain, whose shared completion queues the
   // loop watches.
   std::shared_ptr<channels::verbs::memory_domain> memory;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::unique_ptr<detail::metrics_server> metrics;
+
+  // What the node's actors say within `timeout`; nullopt if they did not.
+  std::optional<node_stats> stats_within(std::chrono::milliseconds timeout) {
+    caf::scoped_actor self{system};
+    std::optional<node_stats> out;
+    self->request(directory, timeout, actors::stats_atom::value)
+        .receive([&](node_stats& s) { out = std::move(s); }, [&](caf::error&) {});
+    return out;
+  }
+  detail::metrics_handlers metrics_handlers() {
+    detail::metrics_handlers h;
+    h.metrics = [this]() -> std::optional<std::string> {
+      auto s = stats_within(std::chrono::seconds(5));
+      if (!s)
+        return std::nullopt;
+      detail::metrics_snapshot snap;
+      snap.stats = std::move(*s);
+      snap.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - started)
+                           .count();
+      auto listen = settings.node.listen;
+      listen.port = port;
+      snap.facts = {{"node", settings.node.name},
+                    {"listen", config::to_string(listen)},
+                    {"fabric", fabric.substr(0, fabric.find(':'))}};
+      for (const auto& p : settings.cluster.peers)
+        snap.configured_peers.push_back(p.name);
+      return detail::prometheus_text(snap);
+    };
+    h.alive = [this]() -> std::string {
+      caf::scoped_actor self{system};
+      std::string problem = "node '" + settings.node.name + "' did not answer within 2 s";
+      self->request(admin, std::chrono::seconds(2), ping_atom::value)
+          .receive([&](const std::string&) { problem.clear(); }, [&](caf::error&) {});
+      return problem;
+    };
+    h.ready = [this]() -> std::string {
+      auto s = stats_within(std::chrono::seconds(2));
+      if (!s)
+        return "node '" + settings.node.name + "' did not answer within 2 s";
+      std::string missing;
+      for (const auto& p : settings.cluster.peers) {
+        bool up = false;
+        for (const auto& [name, c] : s->peers)
+          up = up || name == p.name;
+        if (!up)
+          missing += (missing.empty() ? "" : ", ") + p.name;
+      }
+      if (missing.empty())
+        return {};
+      return "not connected to configured peers (cluster.peers): " + missing;
+    };
+    return h;
+  }
 };
 
 runtime::runtime(config::settings settings, configure_fn configure)
     : impl_(std::make_unique<impl>(std::move(settings), configure)) {
   publish(impl_->admin, admin_name);
   impl_->x->guard(caf::actor_cast<caf::strong_actor_ptr>(impl_->admin), detail::admin_refusal);
+  if (!impl_->settings.node.metrics.host.empty())
+    serve_metrics(impl_->settings.node.metrics);
 }
 
 runtime runtime::from_file(const std::string& path, const config::overrides& extra,
@@ -316,6 +378,23 @@ const std::string& runtime::node_name() const {
 
 std::uint16_t runtime::port() const {
   return impl_->port;
+}
+
+std::uint16_t runtime::serve_metrics(const config::endpoint& at) {
+  impl_->metrics.reset();
+  try {
+    impl_->metrics = std::make_unique<detail::metrics_server>(at, impl_->metrics_handlers());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("node '" + impl_->settings.node.name + "': " + e.what());
+  }
+  logging::info(impl_->settings.node.name,
+                "metrics at http://" + config::to_string({at.host, impl_->metrics->port()}) +
+                    "/metrics (also /healthz, /readyz)");
+  return impl_->metrics->port();
+}
+
+std::uint16_t runtime::metrics_port() const {
+  return impl_->metrics ? impl_->metrics->port() : 0;
 }
 
 std::size_t runtime::worker_threads() const {
@@ -490,11 +569,7 @@ std::uint64_t runtime::compare_swap(const grant& g, std::uint64_t offset, std::u
 }
 
 node_stats runtime::stats() {
-  caf::scoped_actor self{impl_->system};
-  node_stats out;
-  self->request(impl_->directory, std::chrono::seconds(15), actors::stats_atom::value)
-      .receive([&](node_stats& s) { out = std::move(s); }, [&](caf::error&) {});
-  return out;
+  return impl_->stats_within(std::chrono::seconds(15)).value_or(node_stats{});
 }
 
 void runtime::notify_writable(const std::string& node, const caf::actor& who) {

@@ -64,6 +64,13 @@ class runtime {
   const config::settings& settings() const;
   const std::string& node_name() const;
   std::uint16_t port() const;  // where it listens (the real one for port 0)
+  // The HTTP endpoint for operators (docs/operations.md): /metrics in
+  // Prometheus's format, /healthz, /readyz. Served from construction when
+  // node.metrics is set; a program that spawns its actors after
+  // construction can start it itself once they are up. Throws
+  // std::runtime_error if it cannot listen there. Port 0: any free port.
+  std::uint16_t serve_metrics(const config::endpoint& at);
+  std::uint16_t metrics_port() const;  // 0: not served
   std::size_t worker_threads() const;
   caf::actor_system& system();
   // The fabric this node's connections use, and why ("tcp: no RDMA device found").

@@ -42,6 +42,9 @@ struct node_settings {
   // its 32-byte private seed, read at load time.
   std::string key_file;
   std::string key;
+  // Where operators scrape /metrics and probe /healthz and /readyz over
+  // HTTP; an empty host: off (the default).
+  endpoint metrics;
 };
 
 struct peer_settings {
