@@ -200,6 +200,18 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
     CHECK(run({cli(), "ping", "ghost", "--config", cluster + "sub-1.yaml"}, out) == 2);
     CHECK(has(out, "names no node 'ghost'"));
   }
+  SUBCASE("the node at an address is another one: said at once, not after the timeout") {
+    auto secret = riomesh::config::secret_file_named_in(cluster + "broker.yaml");
+    std::string out;
+    auto started = std::chrono::steady_clock::now();
+    CHECK(run({cli(), "ping", "node-x", "--at", "127.0.0.1:7481", "--secret-file", secret,
+               "--count", "1"},
+              out) == 1);
+    // The broker refused the session under its own kind: the CLI's wait
+    // for node-x (5 s) ends with it.
+    CHECK(std::chrono::steady_clock::now() - started < 3s);
+    CHECK(has(out, "this is node 'broker', not node 'node-x' as the dialer expected"));
+  }
   SUBCASE("the example cluster runs authenticated: a process without its secret is refused") {
     CHECK(broker_log.find("accepts unauthenticated peers") == std::string::npos);
     for (const auto* file : {"broker.yaml", "publisher.yaml", "sub-1.yaml", "sub-2.yaml"})

@@ -163,6 +163,13 @@ TEST_CASE_FIXTURE(fixture, "nodes: a peer that is not the configured node is ref
   CHECK(reason == "peer 127.0.0.1:" + std::to_string(port) +
                       " (node-x): the peer refused this session: this is node 'node-b', not "
                       "node 'node-x' as the dialer expected");
+  // ... an answer that stays: the owner hears that too (the directory
+  // fails what waits for node-x at once).
+  bool wrong = false;
+  owner_a->receive([&](wrong_node_atom, const std::string& peer,
+                       const std::string&) { wrong = peer == "node-x"; },
+                   caf::after(5s) >> [] {});
+  CHECK(wrong);
   stop(a);
   stop(b);
 }

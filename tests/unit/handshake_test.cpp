@@ -1,5 +1,6 @@
 // The TLS 1.3 handshake without a network: two sides hand each other their
 // bytes in random pieces, then judge each other by the trust rules.
+#include <riomesh/actors/connection/session_hello.hpp>
 #include <riomesh/actors/handshake/handshake.hpp>
 #include <riomesh/actors/handshake/trust_rules.hpp>
 
@@ -265,9 +266,23 @@ TEST_CASE("trust: the secret proves members, not the names the keyring lists") {
   // The name bound into its PSK is the one it must claim.
   CHECK(judge(claim(proof::secret, "cli", "other", c)).why.find("bound to the name 'cli'") !=
         std::string::npos);
-  // A dialer finding another node than the one it dialed says so.
-  CHECK(judge(claim(proof::secret, "x", "y", c, true, "x")).why ==
-        "expected node 'x', found node 'y'");
+  // A dialer finding another node than the one it dialed says so, as an
+  // answer that stays (the refusal's own kind on the wire).
+  auto other = judge(claim(proof::secret, "x", "y", c, true, "x"));
+  CHECK(other.why == "expected node 'x', found node 'y'");
+  CHECK(other.wrong_node);
+  CHECK_FALSE(judge(claim(proof::secret, "cli", "other", c)).wrong_node);
+}
+
+TEST_CASE("session messages: a refusal says whether the dialer met another node") {
+  auto plain = decode_session_message(encode_refusal("busy"));
+  CHECK(plain.what == session_message::kind::refusal);
+  CHECK(plain.text == "busy");
+  CHECK_FALSE(plain.wrong_node);
+  auto other = decode_session_message(encode_refusal("this is node 'b'", true));
+  CHECK(other.what == session_message::kind::refusal);
+  CHECK(other.text == "this is node 'b'");
+  CHECK(other.wrong_node);
 }
 
 TEST_CASE("trust: no proof is refused where anything is required, and named") {

@@ -8,7 +8,7 @@
 namespace riomesh::actors {
 namespace {
 
-constexpr std::uint8_t hello_kind = 1, refusal_kind = 2, confirm_kind = 3;
+constexpr std::uint8_t hello_kind = 1, refusal_kind = 2, confirm_kind = 3, wrong_node_kind = 4;
 constexpr std::uint8_t encrypt_flag = 1, identity_flag = 2;
 constexpr std::size_t max_refusal = 1024;
 
@@ -86,8 +86,8 @@ std::vector<unsigned char> encode_hello(const session_hello& h) {
   return out;
 }
 
-std::vector<unsigned char> encode_refusal(const std::string& why) {
-  std::vector<unsigned char> out{refusal_kind};
+std::vector<unsigned char> encode_refusal(const std::string& why, bool wrong_node) {
+  std::vector<unsigned char> out{wrong_node ? wrong_node_kind : refusal_kind};
   auto text = why.substr(0, max_refusal);
   wire::append_le<std::uint16_t>(out, static_cast<std::uint16_t>(text.size()));
   out.insert(out.end(), text.begin(), text.end());
@@ -108,7 +108,8 @@ session_message decode_session_message(const std::vector<unsigned char>& bytes) 
     m.what = session_message::kind::confirm;
     return m;
   }
-  if (kind == refusal_kind) {
+  if (kind == refusal_kind || kind == wrong_node_kind) {
+    m.wrong_node = kind == wrong_node_kind;
     auto n = r.get<std::uint16_t>();
     if (n > max_refusal)
       return malformed("a refusal of " + std::to_string(n) + " bytes");

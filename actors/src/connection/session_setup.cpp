@@ -44,10 +44,11 @@ void session_setup::send(const std::vector<unsigned char>& message) {
   out_.insert(out_.end(), bytes.begin(), bytes.end());
 }
 
-void session_setup::refuse(const std::string& why) {
+void session_setup::refuse(const std::string& why, bool wrong_node) {
   if (!refusal_.empty())
     return;
-  send(encode_refusal(why));
+  wrong_node_ = wrong_node;
+  send(encode_refusal(why, wrong_node));
   refusal_ = why;
 }
 
@@ -57,6 +58,7 @@ void session_setup::on_message(const std::vector<unsigned char>& bytes) {
     case session_message::kind::malformed:
       return fail("a malformed session message: " + m.text);
     case session_message::kind::refusal:
+      wrong_node_ = m.wrong_node;
       return fail((peer_.name.empty() ? std::string{"the peer"} : "node '" + peer_.name + "'") +
                   " refused this session: " + m.text);
     case session_message::kind::hello:
@@ -97,7 +99,7 @@ void session_setup::on_hello(const session_hello& h) {
   c.allow_unauthenticated = opt_.allow_unauthenticated;
   verdict_ = judge(c);
   if (!verdict_.ok)
-    return refuse(verdict_.why);
+    return refuse(verdict_.why, verdict_.wrong_node);
   bool can = ch_.can_encrypt();
   if (opt_.dialer) {
     // The acceptor's hello carries the decision: ours or its wish.

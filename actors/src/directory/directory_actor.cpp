@@ -32,6 +32,7 @@ namespace {
 using directory_impl = directory_actor::extend_with<directory_events>::extend<
     caf::reacts_to<connected_atom, std::string, bool>,
     caf::reacts_to<closed_atom, std::string, std::string, bool>,
+    caf::reacts_to<wrong_node_atom, std::string, std::string>,
     caf::reacts_to<writable_atom, std::string>, caf::reacts_to<timeout_atom, std::uint64_t>>;
 
 using resolve_promise = caf::typed_response_promise<caf::strong_actor_ptr, std::string>;
@@ -272,6 +273,12 @@ directory_impl::behavior_type directory(self_ptr self, io_loop* loop, std::share
         on_closed(self, peer, reason, stopped);
       },
       [=](writable_atom, const std::string& peer) { on_writable(self, peer); },
+      // Unlike a dial that failed, which may work the next time, this
+      // answer stays: what waits for the node fails now, not at its timeout.
+      [=](wrong_node_atom, const std::string& peer, const std::string& reason) {
+        if (!self->state.connected.count(peer))
+          fail_peer(self, peer, make_error(errc::not_connected, "node '" + peer + "': " + reason));
+      },
   };
 }
 

@@ -3,9 +3,10 @@
 namespace riomesh::actors {
 namespace {
 
-peer_verdict refuse(std::string why) {
+peer_verdict refuse(std::string why, bool wrong_node = false) {
   peer_verdict v;
   v.why = std::move(why);
+  v.wrong_node = wrong_node;
   return v;
 }
 
@@ -26,10 +27,11 @@ peer_verdict judge(const peer_claim& c) {
   if (name == c.our_name)
     return refuse("the peer claims this node's own name ('" + name + "')");
   if (c.we_dialed && !c.expected.empty() && name != c.expected)
-    return refuse("expected node '" + c.expected + "', found node '" + name + "'");
+    return refuse("expected node '" + c.expected + "', found node '" + name + "'", true);
   if (!c.we_dialed && !c.meant.empty())
-    return refuse("this is node '" + c.our_name + "', not node '" + c.meant +
-                  "' as the dialer expected");
+    return refuse(
+        "this is node '" + c.our_name + "', not node '" + c.meant + "' as the dialer expected",
+        true);
   bool listed = cr.trusted.count(name) > 0;
   switch (c.proof) {
     case handshake::proof::key:

@@ -305,6 +305,7 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
     if (is(phase::setting_up)) {
       moved = setup_->pump();
       if (setup_->failed()) {
+        wrong_node_ = setup_->wrong_node();
         leave(setup_->reason());
         return true;
       }

@@ -368,10 +368,12 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
   }
   if (e.dialed && name != e.peer) {
     auto expected = e.peer;
+    auto why = "expected node '" + expected + "' at " + config::to_string(st.configured[expected]) +
+               ", found node '" + name + "'";
     drop_link(self, l->id(), "not the node dialed");
-    return lost(self, expected,
-                "expected node '" + expected + "' at " +
-                    config::to_string(st.configured[expected]) + ", found node '" + name + "'");
+    lost(self, expected, why);
+    caf::anon_send(st.owner, wrong_node_atom::value, expected, why);
+    return;
   }
   // Back within the grace of a loss not yet reported: for the owner it never
   // went away, unless this is a new run of the node, whose actors are not
@@ -452,6 +454,8 @@ void on_closed(self_ptr self, std::uint64_t id, const std::string& reason, bool 
     self->delayed_send(self, st.params.loss_grace, loss_atom::value, e.peer);
   } else if (e.dialed) {
     lost(self, e.peer, reason);
+    if (e.l && e.l->wrong_node())
+      caf::anon_send(st.owner, wrong_node_atom::value, e.peer, reason);
   }
 }
 

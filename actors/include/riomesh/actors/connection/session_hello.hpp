@@ -44,14 +44,17 @@ struct session_hello {
 };
 
 std::vector<unsigned char> encode_hello(const session_hello& h);
-std::vector<unsigned char> encode_refusal(const std::string& why);
+// wrong_node: this node is not the one the dialer meant (its own kind, so
+// that the dialer can fail what waits for that node at once).
+std::vector<unsigned char> encode_refusal(const std::string& why, bool wrong_node = false);
 std::vector<unsigned char> encode_confirm();
 
 // One of them, read back; `error` names what was malformed.
 struct session_message {
   enum class kind { hello, refusal, confirm, malformed } what = kind::malformed;
   session_hello hello;
-  std::string text;  // the refusal's reason (printable), or what was malformed
+  std::string text;         // the refusal's reason (printable), or what was malformed
+  bool wrong_node = false;  // a refusal: not the node the dialer meant
 };
 session_message decode_session_message(const std::vector<unsigned char>& bytes);
 

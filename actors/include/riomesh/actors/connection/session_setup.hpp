@@ -61,6 +61,8 @@ class session_setup {
   session_registry::verdict verdict() const { return claimed_; }
   // The rest of the stream is encrypted (channel::secure).
   bool encrypted() const { return encrypt_; }
+  // Failed because the peer is not the node meant (either side said so).
+  bool wrong_node() const { return wrong_node_; }
 
  private:
   // certificate: the acceptor waits for the dialer's key (on_hello).
@@ -69,7 +71,7 @@ class session_setup {
   bool flush();
   void fail(const std::string& why);
   // Refuses the session: the peer hears why under TLS, then we fail.
-  void refuse(const std::string& why);
+  void refuse(const std::string& why, bool wrong_node = false);
   void on_message(const std::vector<unsigned char>& bytes);
   // The peer's hello: judged, claimed, answered.
   void on_hello(const session_hello& h);
@@ -88,6 +90,7 @@ class session_setup {
   peer_verdict verdict_;
   session_registry::verdict claimed_ = session_registry::verdict::granted;
   std::string refusal_;  // ours, failed with once it is sent
+  bool wrong_node_ = false;
   std::vector<unsigned char> out_;
   std::size_t out_pos_ = 0;
   unsigned char probe_ = 0;  // a byte read while looking for the end of stream

@@ -36,6 +36,9 @@ struct peer_verdict {
   std::string why;  // the refusal, for both sides' logs
   bool authenticated = false;
   bool admin = false;  // proven by a key the node's admins list
+  // Refused because the address holds another node than the one meant:
+  // asking again there gets the same answer.
+  bool wrong_node = false;
 };
 
 peer_verdict judge(const peer_claim& c);

@@ -98,6 +98,9 @@ class link : public std::enable_shared_from_this<link> {
   // The peer proved a key this node's admins list: it may control the node.
   bool admin() const { return admin_; }
   bool replaces() const { return replaces_; }
+  // Its setup failed because the peer is not the node meant (set before
+  // the link reports its end).
+  bool wrong_node() const { return wrong_node_; }
   std::uint64_t peer_incarnation() const { return peer_incarnation_; }
   const session_terms& peer_terms() const { return peer_terms_; }
   // "peer 10.0.0.2:4242", for messages.
@@ -194,7 +197,7 @@ class link : public std::enable_shared_from_this<link> {
   // Set once on the I/O thread before established() is reported, read by
   // others after it (the report is their synchronization).
   std::string peer_name_;
-  bool authenticated_ = false, admin_ = false, replaces_ = false;
+  bool authenticated_ = false, admin_ = false, replaces_ = false, wrong_node_ = false;
   std::uint64_t peer_incarnation_ = 0;
   session_terms peer_terms_;
 
