@@ -348,7 +348,17 @@ TEST_CASE_FIXTURE(two_nodes,
   auto late = random_bytes(*b, 70000, rng);
   auto refused = status_of(self, b->write(*g, 0, late, status_to, then(0, late)));
   CHECK(refused.st == grant_status::revoked);
+  CHECK(refused.detail == "grant " + std::to_string(g->id) +
+                              " of node 'node-a': no map at the owner for the write of 70000 "
+                              "bytes at its offset 0 (revoked, used up, or past the grant's end)");
   CHECK(status_of(self, b->read(*g, 0, into, status_to)).st == grant_status::revoked);
+  // The bytes that went through grants count on both sides: the one
+  // write (5000) and the one read (64 KiB); nothing refused counts.
+  auto held = b->stats().node, owned = a->stats().node;
+  CHECK(held.grant_bytes_out == 5000);
+  CHECK(held.grant_bytes_in == 64 << 10);
+  CHECK(owned.grant_bytes_in == 5000);
+  CHECK(owned.grant_bytes_out == 64 << 10);
   // Only the one good write was told.
   auto [told, found] = tally(self, *witness);
   CHECK(told == 1);
@@ -408,7 +418,11 @@ TEST_CASE(
   // protocol error, on rdma as a remote access error).
   auto stretched_write = status_of(self_b, b->write(longer, 195000, data.slice(0, 10000), to_b));
   CHECK(stretched_write.st == grant_status::revoked);
-  CHECK(stretched_write.detail.find("no mapping at the peer") != std::string::npos);
+  // Named by its grant and the holder's offset, not the connection's map.
+  CHECK(stretched_write.detail ==
+        "grant " + std::to_string(rw->id) +
+            " of node 'node-a': no map at the owner for the write of 10000 bytes at its offset "
+            "195000 (revoked, used up, or past the grant's end)");
   // What fell inside the grant landed, as any write's bytes before a failure.
   std::memcpy(l.reference.data() + 195000, data.data(), 5000);
   auto made_up = *rw;

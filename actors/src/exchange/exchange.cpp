@@ -560,6 +560,8 @@ node_counters exchange::counters() const {
   out.system_refused = c.system_refused;
   out.links_refused = c.links_refused;
   out.thens_carried = c.thens_carried;
+  out.grant_bytes_out = c.grant_bytes_out;
+  out.grant_bytes_in = c.grant_bytes_in;
   out.grants_fetched = c.grants_fetched;
   out.grants_served = c.grants_served;
   out.mailbox_enqueues = c.mailbox_enqueues;

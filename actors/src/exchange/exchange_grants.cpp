@@ -196,12 +196,15 @@ void exchange::impl::use_granted(link& l, inbound_message& m) {
       count.bytes_placed_in += r->length;
       ++count.grants_served;
     }
+    if (!is_atomic(r->op))  // came ahead, by RDMA write or the I/O thread's
+      count.grant_bytes_in += r->length;
     deliver_then(l, in, *r);
     return answer_use(l, in.request_id, v.st, v.why, old);
   }
   if (v.st != grant_status::ok || r->length == 0)
     return answer_use(l, in.request_id, v.st, v.why);
   ++count.grants_served;
+  count.grant_bytes_out += r->length;
   outbound_message out;
   out.writes.push_back({r->destination, std::move(v.slice)});
   out.env.kind = envelope_kind::grant_status;
@@ -231,6 +234,8 @@ void exchange::impl::use_granted(link& l, inbound_message& m) {
 // verdict: an ok one tells the holder its `then` went.
 void exchange::impl::judge_done(link& l, const envelope& in, grant_request& r,
                                 const grant_verdict& v) {
+  if (v.st == grant_status::ok && r.op == grant_op::read)
+    count.grant_bytes_out += r.length;  // read one-sided from our memory
   if (v.st == grant_status::ok)
     deliver_then(l, in, r);
   answer_use(l, in.request_id, v.st, v.why);
@@ -269,6 +274,10 @@ void exchange::impl::grant_failed(std::uint64_t op, const caf::strong_actor_ptr&
 
 void exchange::impl::grant_done(std::uint64_t op, grant_wait w, grant_status st,
                                 const std::string& detail, std::uint64_t value) {
+  if (st == grant_status::ok) {
+    count.grant_bytes_out += w.bytes_out;
+    count.grant_bytes_in += w.bytes_in;
+  }
   // `then` first: what the initiator sends once it hears goes behind it.
   if (st == grant_status::ok && w.then_to)
     enqueue(w.then_to, w.status_to, caf::make_message_id(), std::move(w.then));
@@ -363,6 +372,7 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
   outbound_message m;
   grant_request r{grant_op::write, offset, data.size(), 0};
   grant_wait w{g.owner, l->id(), status_to, then_to, then, std::nullopt};
+  w.bytes_out = data.size();
   x.carry_then(*l, r, m, w);
   if (!x.add_wait(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));
@@ -377,17 +387,22 @@ void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t off
   }
   std::weak_ptr<impl> me = x.shared_self;
   auto link_id = l->id();
+  // No map at the owner any more: it took the grant back (or it was used
+  // once) before these bytes went. Said in the grant's terms: the map's
+  // offset is the connection's, not the user's.
+  auto revoked = "grant " + std::to_string(g.id) + " of node '" + g.owner +
+                 "': no map at the owner for the write of " + std::to_string(length) +
+                 " bytes at its offset " + std::to_string(offset) +
+                 " (revoked, used up, or past the grant's end)";
   auto owner = g.owner;
-  m.on_failure = [me, op, link_id, owner](send_failure f, const std::string& why) {
+  m.on_failure = [me, op, link_id, owner, revoked](send_failure f, const std::string& why) {
     auto x = me.lock();
     if (!x)
       return;
     if (auto w = x->take_wait(op, link_id))
-      // No map at the owner any more: it took the grant back (or it was
-      // used once) before these bytes went.
       x->grant_done(op, std::move(*w),
                     f == send_failure::not_mapped ? grant_status::revoked : grant_status::dropped,
-                    about(owner) + why);
+                    f == send_failure::not_mapped ? revoked : about(owner) + why);
   };
   x.send_use(*l, g.id, op, r, std::move(m));
 }
@@ -404,8 +419,10 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
     f.offset = g.map + offset;
     f.into = std::move(into);
     auto length = f.into.size();
+    grant_wait w{g.owner, l.id(), status_to, then_to, then, std::nullopt};
+    w.bytes_in = length;
     return x.fetch_granted(l, g, op, {grant_op::read, offset, length, 0}, std::move(f),
-                           {g.owner, l.id(), status_to, then_to, then, std::nullopt});
+                           std::move(w));
   }
   parked_read read{g, op, offset, into, status_to, then_to, then};
   auto& parked = x.parked_reads[l.id()];
@@ -435,7 +452,9 @@ void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint
     }
     dest = map;
   }
-  if (!x.add_wait(op, grant_wait{g.owner, l.id(), status_to, then_to, then, dest})) {
+  grant_wait w{g.owner, l.id(), status_to, then_to, then, dest};
+  w.bytes_in = into.size();
+  if (!x.add_wait(op, std::move(w))) {
     if (dest)
       l.unexpose(*dest);
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner));

@@ -74,6 +74,8 @@ struct grant_wait {
   // word came with its completion, not with the owner's answer.
   bool one_sided = false;
   std::uint64_t fetched = 0;
+  // What it moves once done: a write's bytes out, a read's in (counted).
+  std::uint64_t bytes_out = 0, bytes_in = 0;
 };
 
 // A read of a grant waiting for a map slot at the owner for its
@@ -272,8 +274,9 @@ struct exchange::impl : caf::proxy_registry::backend {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},
         bytes_placed_out{0}, bytes_placed_in{0}, payload_copied_out{0}, payload_copied_in{0},
         direct_writes{0}, undeliverable{0}, bad_inbound{0}, system_refused{0},
-        links_refused{0},   // links from peers to actors never handed to them
-        thens_carried{0},   // `then` messages delivered from the grant use they rode on
+        links_refused{0},  // links from peers to actors never handed to them
+        thens_carried{0},  // `then` messages delivered from the grant use they rode on
+        grant_bytes_out{0}, grant_bytes_in{0},
         grants_fetched{0},  // reads and atomics of peers' grants done one-sided
         grants_served{0};   // reads of our grants served by writing, atomics run here
     // Hand-offs, counted where they happen: into an actor's mailbox (a

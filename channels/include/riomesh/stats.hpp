@@ -27,6 +27,10 @@ struct node_counters {
   // verbs atomics), and those of its own grants its I/O thread served
   // (a write of the bytes, a CPU atomic) where the connection cannot.
   std::uint64_t grants_fetched = 0, grants_served = 0;
+  // Bytes moved through grants, on either side: written or read by this
+  // node as a holder (out: its writes, in: its reads), and written into or
+  // read from this node's own grants by their holders (in and out).
+  std::uint64_t grant_bytes_out = 0, grant_bytes_in = 0;
   // Hand-offs between threads: enqueues into actors' mailboxes (deliveries,
   // responses, failure notices, link events) and pushes onto connections'
   // queues. One of each per message sent and delivered.
