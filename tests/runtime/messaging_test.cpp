@@ -333,6 +333,30 @@ TEST_CASE("runtime: a buffer larger than the arena streams through it, or is ref
                  CHECK_MESSAGE(is(e, errc::too_large), c->system().render(e));
                });
   CHECK(refused);
+
+  // A receiver that streams nothing says so in its session terms: its
+  // sender refuses as too_large, naming the receiver's limit, and the
+  // connection lives on for what fits.
+  auto d = start_node(small_arena(node_settings("node-d"), 0));
+  d->publish(spawn_sink(d->system()), "sink");
+  auto e = start_node(small_arena(node_settings("node-e", {{"node-d", d->port()}}), 1ull << 30));
+  auto s3 = e->remote_actor("node-d", "sink");
+  REQUIRE(s3);
+  caf::scoped_actor self3{e->system()};
+  std::string text;
+  self3->request(*s3, 10s, sum_atom::value, e->allocate(8 << 20))
+      .receive([](std::uint64_t) { FAIL("streamed past the receiver's limit"); },
+               [&](caf::error& err) {
+                 CHECK(is(err, errc::too_large));
+                 text = e->system().render(err);
+               });
+  CHECK_MESSAGE(text.find("channel.max_streamed (0 bytes in all, 8 at once; the receiver's)") !=
+                    std::string::npos,
+                text);
+  auto small = e->allocate(1000);
+  fill(small, 3);
+  CHECK(sum_at(*e, *s3, small) == checksum(small));
+  CHECK(d->stats().node.bad_inbound == 0);
 }
 
 TEST_CASE_FIXTURE(two_nodes, "runtime: a 64 MiB serialized message crosses, both ways") {

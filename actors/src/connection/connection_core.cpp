@@ -82,7 +82,8 @@ connection_core::submit_status connection_core::submit(outbound_message&& m) {
       streamed += b.size();
       ++streams;
     }
-  if (streamed > settings_.max_streamed || streams > settings_.max_streams)
+  if (streamed > std::min(settings_.max_streamed, settings_.peer_max_streamed) ||
+      streams > std::min(settings_.max_streams, settings_.peer_max_streams))
     return submit_status::too_large;
   if (queue_.size() >= settings_.max_pending)
     return submit_status::congested;

@@ -74,6 +74,8 @@ std::vector<unsigned char> encode_hello(const session_hello& h) {
   wire::append_le<std::uint64_t>(out, t.arena_size);
   wire::append_le<std::uint64_t>(out, t.incarnation);
   wire::append_le<std::uint32_t>(out, t.silence_limit_ms);
+  wire::append_le<std::uint64_t>(out, t.max_streamed);
+  wire::append_le<std::uint32_t>(out, t.max_streams);
   if (identity) {
     const auto& id = t.identity;
     auto host = id.listen_host.substr(0, 255);
@@ -136,6 +138,8 @@ session_message decode_session_message(const std::vector<unsigned char>& bytes) 
   t.arena_size = r.get<std::uint64_t>();
   t.incarnation = r.get<std::uint64_t>();
   t.silence_limit_ms = r.get<std::uint32_t>();
+  t.max_streamed = r.get<std::uint64_t>();
+  t.max_streams = r.get<std::uint32_t>();
   if (flags & identity_flag) {
     auto& id = t.identity;
     id.process_id = r.get<std::uint32_t>();

@@ -93,6 +93,8 @@ void link::start(clock::time_point now) {
                   params_.max_buffers,
                   params_.incarnation,
                   static_cast<std::uint32_t>(params_.peer_timeout.count()),
+                  params_.max_streamed,
+                  params_.max_streams,
                   params_.identity};
   o.mine.encrypt = params_.encrypt;
   o.dialer = params_.dialed;
@@ -129,6 +131,8 @@ void link::become_connected() {
   s.peer_arena_size = peer_terms_.arena_size;
   s.peer_max_body = peer_terms_.max_body;
   s.peer_max_buffers = peer_terms_.max_buffers;
+  s.peer_max_streamed = peer_terms_.max_streamed;
+  s.peer_max_streams = peer_terms_.max_streams;
   std::string error;
   arena_ = channels::memory_region::make(params_.arena_memory, params_.arena_size, "riomesh-arena",
                                          error);
@@ -178,6 +182,12 @@ void link::submit_to_core(outbound_message&& m) {
       for (const auto& b : m.placed)
         size += b.size();
       auto buffers = m.placed.size() - ((m.env.flags & envelope::body_placed) ? 1 : 0);
+      // The smaller side's streaming limits hold: the receiver's come in
+      // its session terms.
+      bool theirs = peer_terms_.max_streamed < params_.max_streamed ||
+                    peer_terms_.max_streams < params_.max_streams;
+      auto streamed = std::min(params_.max_streamed, peer_terms_.max_streamed);
+      auto streams = std::min<std::uint64_t>(params_.max_streams, peer_terms_.max_streams);
       fail(m, send_failure::too_large,
            where_ + ": a message of " + std::to_string(size) + " bytes in " +
                std::to_string(buffers) +
@@ -185,8 +195,8 @@ void link::submit_to_core(outbound_message&& m) {
                "peer's arena (" +
                std::to_string(peer_terms_.arena_size) +
                " bytes), larger ones in pieces up to channel.max_streamed (" +
-               std::to_string(params_.max_streamed) + " bytes in all, " +
-               std::to_string(params_.max_streams) + " at once), at most " +
+               std::to_string(streamed) + " bytes in all, " + std::to_string(streams) +
+               " at once; " + (theirs ? "the receiver's" : "this node's") + "), at most " +
                std::to_string(peer_terms_.max_buffers) +
                " buffers; large data goes best in a riomesh::buffer (placed, "
                "not serialized)");

@@ -22,6 +22,7 @@
 
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -84,6 +85,10 @@ class connection_core {
     // many bytes (0: refused as too large), and up to max_streams of them.
     std::uint64_t max_streamed = 4ull << 30;
     std::uint32_t max_streams = 8;
+    // The peer's own limits for what it assembles (its session terms):
+    // the smaller of both holds for what we send.
+    std::uint64_t peer_max_streamed = std::numeric_limits<std::uint64_t>::max();
+    std::uint32_t peer_max_streams = std::numeric_limits<std::uint32_t>::max();
     // Owns the arena's memory, if anything does: every view holds it, so a
     // delivered buffer stays readable after its connection is gone, and
     // the memory goes when the connection and the last view have.

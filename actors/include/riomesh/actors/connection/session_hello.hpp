@@ -34,6 +34,10 @@ struct session_terms {
   std::uint16_t max_buffers = 0;
   std::uint64_t incarnation = 0;
   std::uint32_t silence_limit_ms = 0;
+  // Buffers beyond the arena it assembles (channel.max_streamed and
+  // max_streams): a sender refuses larger ones itself, as too_large.
+  std::uint64_t max_streamed = 0;
+  std::uint32_t max_streams = 0;
   node_identity identity;  // not valid() if the peer sent none (a tool, not a node)
 };
 
