@@ -44,6 +44,8 @@ const names<log_level> level_names = {{"trace", log_level::trace}, {"debug", log
                                       {"info", log_level::info},   {"warn", log_level::warn},
                                       {"error", log_level::error}, {"off", log_level::off}};
 
+const names<log_format> format_names = {{"text", log_format::text}, {"json", log_format::json}};
+
 template <class Enum>
 bool read_choice(const value_ref& value, const names<Enum>& table, Enum& out) {
   std::string text;
@@ -535,8 +537,13 @@ std::vector<section> make_schema() {
                        0ns, 1s)}},
       {"logging",
        {choice_field(
-           "level", slot<logging_settings, log_level>{&settings::logging, &logging_settings::level},
-           level_names)}},
+            "level",
+            slot<logging_settings, log_level>{&settings::logging, &logging_settings::level},
+            level_names),
+        choice_field(
+            "format",
+            slot<logging_settings, log_format>{&settings::logging, &logging_settings::format},
+            format_names)}},
   };
 }
 
@@ -621,6 +628,10 @@ const char* to_string(memory_provider value) {
 const char* to_string(encryption value) {
   static const char* const text[] = {"auto", "on", "off"};
   return text[static_cast<int>(value)];
+}
+
+const char* to_string(log_format value) {
+  return value == log_format::json ? "json" : "text";
 }
 
 const char* to_string(log_level value) {

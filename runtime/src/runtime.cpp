@@ -149,6 +149,7 @@ struct runtime::impl {
         pool(std::make_unique<buffer_pool>(std::size_t{64} << 20, pool_provider(settings.memory))),
         system(*cfg) {
     logging::set_level(settings.logging.level);
+    logging::set_format(settings.logging.format);
     if (settings.cluster.secret.empty() && settings.cluster.keys.empty() &&
         !settings.cluster.insecure && !config::is_loopback(settings.node.listen))
       throw std::runtime_error("node '" + settings.node.name + "': listening on " +

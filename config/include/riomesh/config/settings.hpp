@@ -16,6 +16,9 @@ using duration = std::chrono::nanoseconds;
 enum class fabric_kind { automatic, verbs, tcp };
 enum class scheduler_policy { sharing, stealing };
 enum class log_level { trace, debug, info, warn, error, off };
+// text: "riomesh[node] warn: ..."; json: one object per line, for log
+// collectors.
+enum class log_format { text, json };
 // Where receive arenas and pool slabs come from: private anonymous memory,
 // a memfd another local process can map (buffer::descriptor()), or dma-buf
 // (device memory, for receive arenas; pool slabs stay in host memory).
@@ -137,6 +140,7 @@ struct runtime_settings {
 
 struct logging_settings {
   log_level level = log_level::info;
+  log_format format = log_format::text;
 };
 
 // A parameter of an actor the file asks for: its text is read by the actor
@@ -168,6 +172,7 @@ struct settings {
 const char* to_string(fabric_kind value);
 const char* to_string(scheduler_policy value);
 const char* to_string(log_level value);
+const char* to_string(log_format value);
 const char* to_string(memory_provider value);
 const char* to_string(encryption value);
 
