@@ -280,6 +280,31 @@ field peers_field() {
           }};
 }
 
+// "HOST:PORT" entries; HOST may be a DNS name, resolved while the node runs.
+field seeds_field() {
+  return {"seeds", false,
+          [](const value_ref& v, settings& s) {
+            if (v.node.IsNull())
+              return;
+            if (!v.node.IsSequence())
+              return v.fail("expected a list of host:port entries");
+            for (std::size_t i = 0; i < v.node.size(); ++i) {
+              const YAML::Node& entry = v.node[i];
+              endpoint e;
+              if (read_endpoint(value_ref{entry, v.path + "[" + std::to_string(i) + "]",
+                                          v.in.at(entry.Mark()), v.in},
+                                e))
+                s.cluster.seeds.push_back(std::move(e));
+            }
+          },
+          [](const settings& s) {
+            YAML::Node list(YAML::NodeType::Sequence);
+            for (const auto& e : s.cluster.seeds)
+              list.push_back(to_string(e));
+            return list;
+          }};
+}
+
 // The secret is read when the file is loaded, so that an unreadable or empty
 // secret stops the node before it listens, not at the first handshake.
 bool read_text_file(const value_ref& v, const std::string& what, std::string& path,
@@ -493,7 +518,7 @@ std::vector<section> make_schema() {
         choice_field("fabric", slot<N, fabric_kind>{&settings::node, &N::fabric}, fabric_names),
         device_field(), key_file_field(), metrics_field()}},
       {"cluster",
-       {peers_field(), secret_field(), keys_field(), keyring_field(), admins_field(),
+       {peers_field(), seeds_field(), secret_field(), keys_field(), keyring_field(), admins_field(),
         flag_field("insecure",
                    slot<cluster_settings, bool>{&settings::cluster, &cluster_settings::insecure}),
         count_field("max_sessions",

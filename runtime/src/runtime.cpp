@@ -90,6 +90,7 @@ actors::directory_params directory_params_of(const config::settings& s) {
   auto& n = d.node;
   n.listen = s.node.listen;
   n.peers = s.cluster.peers;
+  n.seeds = s.cluster.seeds;
   n.insecure = s.cluster.insecure;
   n.encrypt = s.channel.encrypt;
   n.sessions.max_sessions = s.cluster.max_sessions;

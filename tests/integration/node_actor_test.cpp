@@ -15,6 +15,9 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -120,6 +123,79 @@ TEST_CASE_FIXTURE(fixture, "nodes: a configured peer is dialed; each side routes
   CHECK(ab->dialed());
   CHECK_FALSE(ba->dialed());
   CHECK_FALSE(a.x->route_to("node-z"));
+  stop(a);
+  stop(b);
+}
+
+TEST_CASE_FIXTURE(fixture,
+                  "nodes: a seed name with several addresses dials each, skips this node's own, "
+                  "and keeps the nodes by name") {
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys}, owner_c{*sys};
+  auto b = spawn(params("node-b", 0), owner_b);
+  auto c = spawn(params("node-c", 0), owner_c);
+  // What "seeds.test" resolves to: node-b, node-c and, once known, node-a
+  // itself (a headless Service lists every pod, the asking one too).
+  auto answers = std::make_shared<std::vector<config::endpoint>>();
+  auto lock = std::make_shared<std::mutex>();
+  *answers = {{"127.0.0.1", port_of(b.node)}, {"127.0.0.1", port_of(c.node)}};
+  auto resolved = std::make_shared<std::atomic<int>>(0);
+  auto p = params("node-a", 0);
+  p.seeds = {{"seeds.test", 7471}};
+  p.seed_interval = 100ms;
+  p.resolve_seeds = [=](const config::endpoint& seed, std::string& error) {
+    ++*resolved;
+    if (seed.host != "seeds.test") {
+      error = "unknown";
+      return std::vector<config::endpoint>{};
+    }
+    std::lock_guard<std::mutex> guard(*lock);
+    return *answers;
+  };
+  auto a = spawn(p, owner_a);
+  {
+    std::lock_guard<std::mutex> guard(*lock);
+    answers->push_back({"127.0.0.1", port_of(a.node)});
+  }
+  bool got_b = false, got_c = false;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (!(got_b && got_c) && std::chrono::steady_clock::now() < until)
+    owner_a->receive(
+        [&](connected_atom, const std::string& name, bool) {
+          got_b = got_b || name == "node-b";
+          got_c = got_c || name == "node-c";
+        },
+        [&](closed_atom, const std::string&, const std::string&, bool) {}, caf::after(1s) >> [] {});
+  CHECK(got_b);
+  CHECK(got_c);
+  // Its own address, dialed once (and refused by itself as its own name),
+  // is not dialed again however often the name resolves.
+  auto rounds = resolved->load();
+  int refusals = 0;
+  for (auto by = std::chrono::steady_clock::now() + 10s;
+       resolved->load() < rounds + 5 && std::chrono::steady_clock::now() < by;)
+    owner_a->receive(
+        [&](closed_atom, const std::string&, const std::string& why, bool) {
+          refusals += why.find("claims this node's own name") != std::string::npos;
+        },
+        [](connected_atom, const std::string&, bool) {}, caf::after(200ms) >> [] {});
+  CHECK(resolved->load() >= rounds + 5);
+  CHECK(refusals <= 1);
+  CHECK(a.x->route_to("node-b"));
+  CHECK(a.x->route_to("node-c"));
+  CHECK_FALSE(a.x->route_to("node-a"));
+  stop(a);
+  stop(b);
+  stop(c);
+}
+
+TEST_CASE_FIXTURE(fixture, "nodes: a seed by DNS name (localhost) is resolved and dialed") {
+  caf::scoped_actor owner_a{*sys}, owner_b{*sys};
+  auto b = spawn(params("node-b", 0), owner_b);
+  auto p = params("node-a", 0);
+  p.seeds = {{"localhost", port_of(b.node)}};
+  auto a = spawn(p, owner_a);
+  REQUIRE(wait_connected(owner_a, "node-b"));
+  CHECK(a.x->route_to("node-b"));
   stop(a);
   stop(b);
 }

@@ -217,3 +217,16 @@ TEST_CASE("trust settings: admins need keys, encryption needs tcp, encrypt and b
         "node.yaml:5:17: cluster.max_sessions: 0 is out of range (1 .. 65536)");
   CHECK(problems(minimal + "memory:\n  arena_budget: 2GiB\ncluster:\n  max_sessions: 8\n").empty());
 }
+
+TEST_CASE("cluster.seeds: host:port entries, a DNS name allowed, each bad one at its line") {
+  auto s = config::load_string(minimal + "cluster:\n  seeds: ['pods.svc:7471', '10.0.0.9:7471']\n",
+                               "node.yaml", ".");
+  REQUIRE(s.cluster.seeds.size() == 2);
+  CHECK(s.cluster.seeds[0].host == "pods.svc");
+  CHECK(s.cluster.seeds[1].port == 7471);
+  CHECK(problem(minimal + "cluster:\n  seeds:\n    - pods.svc\n") ==
+        "node.yaml:6:7: cluster.seeds[0]: malformed address 'pods.svc': expected host:port "
+        "(e.g. 127.0.0.1:7471)");
+  CHECK(problem(minimal + "cluster:\n  seeds: pods.svc:7471\n") ==
+        "node.yaml:5:10: cluster.seeds: expected a list of host:port entries");
+}

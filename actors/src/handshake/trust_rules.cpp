@@ -25,7 +25,7 @@ peer_verdict judge(const peer_claim& c) {
   const credentials& cr = c.creds ? *c.creds : none;
   const auto& name = c.claimed;
   if (name == c.our_name)
-    return refuse("the peer claims this node's own name ('" + name + "')");
+    return refuse("the peer claims this node's own name ('" + name + "')", true);
   if (c.we_dialed && !c.expected.empty() && name != c.expected)
     return refuse("expected node '" + c.expected + "', found node '" + name + "'", true);
   if (!c.we_dialed && !c.meant.empty())

@@ -6,6 +6,7 @@
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/node/admission.hpp>
 #include <riomesh/actors/node/node_actor.hpp>
+#include <riomesh/actors/node/seeds.hpp>
 #include <riomesh/actors/peers/node_table.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/config/address.hpp>
@@ -46,12 +47,17 @@ struct address_dialed {
   std::shared_ptr<channels::channel> ch;
   std::string error;
 };
+// What the seeds' names resolved to (seeds.hpp).
+struct seeds_resolved {
+  seed_addresses addresses;
+};
 
 }  // namespace
 }  // namespace riomesh::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::peer_dialed)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::address_dialed)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(riomesh::actors::seeds_resolved)
 
 namespace riomesh::actors {
 namespace {
@@ -62,7 +68,8 @@ namespace {
 using node_impl = node_actor::extend_with<node_events>::extend<
     caf::reacts_to<accept_atom>, caf::reacts_to<redial_atom>,
     caf::reacts_to<loss_atom, std::string>, caf::reacts_to<peer_dialed>,
-    caf::reacts_to<address_dialed>, caf::reacts_to<timeout_atom>>;
+    caf::reacts_to<address_dialed>, caf::reacts_to<timeout_atom>, caf::reacts_to<seed_atom>,
+    caf::reacts_to<seeds_resolved>>;
 
 constexpr double learned_dial_burst = 16;
 
@@ -112,6 +119,11 @@ struct node_state {
   double dial_tokens = learned_dial_burst;
   clock::time_point tokens_at = clock::now();
   std::uint64_t learned_refused = 0;
+  // Seed addresses that turned out to be this node, or a node that refused
+  // to be dialed there for what it is: not dialed again. Bounded by
+  // max_seed_addresses.
+  std::set<std::string> not_seeds;
+  std::string seed_problems;  // the last ones said, to say a change once
 
   ~node_state() {
     if (listener)
@@ -122,6 +134,9 @@ struct node_state {
 const char* node_state::name = "riomesh.node";
 
 using self_ptr = node_impl::stateful_pointer<node_state>;
+
+// What all seeds may resolve to, at most: the nodes dialed for them.
+constexpr std::size_t max_seed_addresses = 256;
 
 // Dials peers cause: at most this many nodes at once, started at most this
 // often (a burst, then a steady rate).
@@ -228,6 +243,12 @@ void dial_address(caf::blocking_actor*, caf::actor node, std::uint64_t key, conf
   caf::anon_send(node, address_dialed{key, std::move(ch), std::move(error)});
 }
 
+// Resolving blocks: a thread of its own, as a dial has.
+void resolve_seeds_on(caf::blocking_actor*, caf::actor node, std::vector<config::endpoint> seeds,
+                      seed_resolver resolve) {
+  caf::anon_send(node, seeds_resolved{resolve_seeds(seeds, resolve, max_seed_addresses)});
+}
+
 // The outcome of a dial by address, for whoever asked.
 void address_dial_ended(self_ptr self, std::uint64_t key, const caf::error& e,
                         const std::string& name) {
@@ -256,6 +277,42 @@ void keep_dialing(self_ptr self, const std::string& name, const config::endpoint
     st.redial->connected(name, clock::now());
   else
     self->send(self, redial_atom::value);
+}
+
+// Dials `to` by address: its name comes once set up. The key to wait on.
+std::uint64_t dial_by_address(self_ptr self, const config::endpoint& to) {
+  auto& st = self->state;
+  auto key = st.next_key++;
+  st.address_dials[key].to = to;
+  self->system().spawn(dial_address, caf::actor_cast<caf::actor>(self), key, to, st.params.channel);
+  return key;
+}
+
+// Every seed address not connected, not being dialed, and not known to be
+// this node: dialed by address, and by name from then on (keep_dialing).
+void dial_seeds(self_ptr self, const seed_addresses& r) {
+  auto& st = self->state;
+  if (st.stopping)
+    return;
+  std::string problems;
+  for (const auto& p : r.problems)
+    problems += (problems.empty() ? "" : "; ") + p;
+  if (problems != st.seed_problems && !problems.empty())
+    logging::warn(me(self), "cluster.seeds: " + problems);
+  st.seed_problems = problems;
+  for (const auto& to : r.found) {
+    if (st.not_seeds.count(config::to_string(to)))
+      continue;
+    if (auto name = st.x->node_at(to); name && st.by_peer.count(*name))
+      continue;
+    bool dialing = false;
+    for (const auto& [key, dial] : st.address_dials)
+      dialing = dialing || dial.to == to;
+    for (const auto& [name, at] : st.configured)
+      dialing = dialing || (at == to && st.by_peer.count(name));
+    if (!dialing)
+      dial_by_address(self, to);
+  }
 }
 
 // A node a peer named: dialed if this node could authenticate it, within
@@ -443,18 +500,26 @@ void on_closed(self_ptr self, std::uint64_t id, const std::string& reason, bool 
       finish_drain(self);
     return;
   }
-  if (e.dial_key != 0)
+  if (e.dial_key != 0) {
+    // Dialing there again gets the same answer (most often: the address
+    // is this node's own, a seed that lists every node).
+    if (auto dial = st.address_dials.find(e.dial_key); dial != st.address_dials.end() && e.l &&
+                                                       e.l->wrong_node() &&
+                                                       st.not_seeds.size() < max_seed_addresses)
+      st.not_seeds.insert(config::to_string(dial->second.to));
     address_dial_ended(self, e.dial_key, make_error(errc::not_connected, reason), "");
+  }
   if (!e.up)  // refused before any memory was exposed: say so, on both sides
-    logging::warn(me(self),
-                  (e.dialed ? "connection to node '" + e.peer + "'" : std::string{"a connection"}) +
-                      " failed during setup: " + reason);
+    logging::warn(me(self), (!e.dialed        ? std::string{"a connection"}
+                             : e.peer.empty() ? std::string{"a connection dialed by address"}
+                                              : "connection to node '" + e.peer + "'") +
+                                " failed during setup: " + reason);
   if (e.up) {
     st.pending_loss[e.peer] = {reason, stopped, e.incarnation};
     self->delayed_send(self, st.params.loss_grace, loss_atom::value, e.peer);
   } else if (e.dialed) {
     lost(self, e.peer, reason);
-    if (e.l && e.l->wrong_node())
+    if (e.l && e.l->wrong_node() && !e.peer.empty())
       caf::anon_send(st.owner, wrong_node_atom::value, e.peer, reason);
   }
 }
@@ -535,6 +600,8 @@ node_impl::behavior_type node(self_ptr self, io_loop* loop, std::shared_ptr<exch
   }
   if (!p.peers.empty())
     self->send(self, redial_atom::value);
+  if (!p.seeds.empty())
+    self->send(self, seed_atom::value);
   self->set_exit_handler([=](caf::exit_msg& msg) {
     auto& st = self->state;
     for (auto& [id, e] : st.links)
@@ -593,15 +660,19 @@ node_impl::behavior_type node(self_ptr self, io_loop* loop, std::shared_ptr<exch
           keep_dialing(self, *name, {host, port});
           return *name;
         }
-        auto key = st.next_key++;
-        auto& dial = st.address_dials[key];
-        dial.to = {host, port};
         auto rp = self->make_response_promise<std::string>();
-        dial.waiting.push_back(rp);
-        self->system().spawn(dial_address, caf::actor_cast<caf::actor>(self), key, dial.to,
-                             st.params.channel);
+        st.address_dials[dial_by_address(self, {host, port})].waiting.push_back(rp);
         return rp;
       },
+      [=](seed_atom) {
+        auto& st = self->state;
+        if (st.stopping)
+          return;
+        self->system().spawn(resolve_seeds_on, caf::actor_cast<caf::actor>(self), st.params.seeds,
+                             st.params.resolve_seeds ? st.params.resolve_seeds : resolve_by_dns);
+        self->delayed_send(self, st.params.seed_interval, seed_atom::value);
+      },
+      [=](seeds_resolved& r) { dial_seeds(self, r.addresses); },
       [=](address_dialed& d) {
         auto& st = self->state;
         auto it = st.address_dials.find(d.key);

@@ -57,6 +57,9 @@ struct peer_settings {
 
 struct cluster_settings {
   std::vector<peer_settings> peers;
+  // Addresses to dial whatever node answers there, kept as peers by name
+  // once known; a host name may resolve to several (a headless Service).
+  std::vector<endpoint> seeds;
   std::string secret_file;  // resolved against the config file's folder
   std::string secret;       // its contents, read at load time
   bool insecure = false;

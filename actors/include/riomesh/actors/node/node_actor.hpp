@@ -23,6 +23,7 @@
 #include <riomesh/actors/connection/connection_params.hpp>
 #include <riomesh/actors/io/connection_actor.hpp>
 #include <riomesh/actors/node/redial_schedule.hpp>
+#include <riomesh/actors/node/seeds.hpp>
 #include <riomesh/channels/listener.hpp>
 #include <riomesh/config/settings.hpp>
 
@@ -46,7 +47,13 @@ class node_table;
 struct node_params {
   config::endpoint listen;                   // port 0: any
   std::vector<config::peer_settings> peers;  // dialed, and redialed when lost
-  bool insecure = false;                     // accept no secret beyond loopback
+  // Dialed by address (a name may give several), whatever node answers,
+  // then kept as peers by name: cluster.seeds (seeds.hpp). Resolved again
+  // every seed_interval, so nodes that appear later are found.
+  std::vector<config::endpoint> seeds;
+  seed_resolver resolve_seeds;  // empty: the system's (resolve_by_dns)
+  std::chrono::milliseconds seed_interval{5000};
+  bool insecure = false;  // accept no secret beyond loopback
   // Whether tcp streams are encrypted after their handshake (auto: unless
   // the peer is on loopback).
   config::encryption encrypt = config::encryption::automatic;
