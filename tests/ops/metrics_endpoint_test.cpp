@@ -101,6 +101,20 @@ TEST_CASE("metrics endpoint: health, readiness by configured peers, and counters
   CHECK(value_of(after.body, "riomesh_peer_messages_in_total{peer=\"node-b\"}") >= 5);
   CHECK(value_of(after.body, "riomesh_connections{phase=\"up\"}") >= 1);
 
+  // node-a's own requests to node-b are timed: three pings, three in the
+  // histogram, every bucket up to +Inf counting them once they fit.
+  auto b_admin = a->remote_actor("node-b", admin_name);
+  REQUIRE(b_admin);
+  caf::scoped_actor asker{a->system()};
+  for (int i = 0; i < 3; ++i)
+    asker->request(*b_admin, 5s, ping_atom::value)
+        .receive([](const std::string&) {}, [](caf::error& e) { FAIL(to_string(e)); });
+  auto timed = get(port, "/metrics").body;
+  CHECK(value_of(timed, "riomesh_request_duration_seconds_count") >= 3);
+  CHECK(value_of(timed, "riomesh_request_duration_seconds_bucket{le=\"+Inf\"}") ==
+        value_of(timed, "riomesh_request_duration_seconds_count"));
+  CHECK(value_of(timed, "riomesh_request_duration_seconds_bucket{le=\"10\"}") >= 3);
+
   // Another runtime cannot have the same address, and says which.
   CHECK_THROWS_WITH(b->serve_metrics({"127.0.0.1", port}),
                     ("node 'node-b': node.metrics: cannot listen on 127.0.0.1:" +

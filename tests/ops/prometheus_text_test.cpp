@@ -1,12 +1,15 @@
 // The exposition text /metrics serves: every family named, typed and
 // explained once, counters as _total, peers as labels, peer names escaped.
 #include "metrics/prometheus_text.hpp"
+
+#include <riomesh/actors/requests/latency_recorder.hpp>
 #include "metrics/counter_catalog.hpp"
 
 #include <riomesh/config/loader.hpp>
 
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -38,6 +41,10 @@ metrics_snapshot sample() {
   s.stats.connections.push_back({1, "pub-node", "", "up", true});
   s.stats.connections.push_back({2, "", "", "setting up", false});
   s.configured_peers = {"pub-node", "gone"};
+  s.stats.request_latency.bounds = {0.0001, 0.001};
+  s.stats.request_latency.counts = {3, 5};
+  s.stats.request_latency.count = 6;
+  s.stats.request_latency.sum = 1.25;
   return s;
 }
 
@@ -58,12 +65,17 @@ TEST_CASE("metrics text: each family has one HELP and one TYPE, before its sampl
              (name.size() > 6 && name.compare(name.size() - 6, 6, "_total") == 0)));
     } else {
       auto name = l.substr(0, l.find_first_of("{ "));
+      // A histogram's samples carry its family's name and a suffix.
+      for (const char* suffix : {"_bucket", "_sum", "_count"})
+        if (!typed.count(name) && name.size() > std::strlen(suffix) &&
+            name.compare(name.size() - std::strlen(suffix), std::strlen(suffix), suffix) == 0)
+          name.resize(name.size() - std::strlen(suffix));
       CHECK_MESSAGE(typed.count(name) == 1, "a sample before its TYPE: " << l);
     }
   }
   CHECK(helped == typed);
   // Every counter `riomesh stat` shows is a series.
-  CHECK(typed.size() == 4 + detail::node_metrics().size() + detail::memory_metrics().size() +
+  CHECK(typed.size() == 5 + detail::node_metrics().size() + detail::memory_metrics().size() +
                             detail::connection_metrics().size());
 }
 
@@ -85,6 +97,33 @@ TEST_CASE("metrics text: values, labels and escaped peer names") {
   CHECK(text.find("\nriomesh_connections{phase=\"draining\"} 0\n") != std::string::npos);
   CHECK(text.find("\nriomesh_peer_up{peer=\"pub-node\"} 1\n") != std::string::npos);
   CHECK(text.find("\nriomesh_peer_up{peer=\"gone\"} 0\n") != std::string::npos);
+  // Requests' round trips: cumulative buckets, +Inf holding them all.
+  CHECK(text.find("# TYPE riomesh_request_duration_seconds histogram\n"
+                  "riomesh_request_duration_seconds_bucket{le=\"0.0001\"} 3\n"
+                  "riomesh_request_duration_seconds_bucket{le=\"0.001\"} 5\n"
+                  "riomesh_request_duration_seconds_bucket{le=\"+Inf\"} 6\n"
+                  "riomesh_request_duration_seconds_sum 1.25\n"
+                  "riomesh_request_duration_seconds_count 6\n") != std::string::npos);
+}
+
+TEST_CASE("request latency: each round trip in its bucket, cumulative, with its sum") {
+  actors::latency_recorder r;
+  using namespace std::chrono;
+  r.record(microseconds(7));   // <= 10 us
+  r.record(microseconds(10));  // <= 10 us: a bound is inclusive
+  r.record(microseconds(11));  // <= 25 us
+  r.record(milliseconds(3));   // <= 5 ms
+  r.record(seconds(30));       // beyond 10 s: +Inf only
+  auto h = r.snapshot();
+  REQUIRE(h.bounds.size() == actors::latency_recorder::bounds_us.size());
+  CHECK(h.bounds.front() == doctest::Approx(0.00001));
+  CHECK(h.counts[0] == 2);
+  CHECK(h.counts[1] == 3);
+  CHECK(h.counts[7] == 3);  // 2.5 ms
+  CHECK(h.counts[8] == 4);  // 5 ms
+  CHECK(h.counts.back() == 4);
+  CHECK(h.count == 5);
+  CHECK(h.sum == doctest::Approx(30.003028));
 }
 
 TEST_CASE("metrics text: label values escape backslash, quote and line feed only") {

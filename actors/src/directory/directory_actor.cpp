@@ -212,6 +212,7 @@ caf::result<node_stats> stats(self_ptr self) {
   auto rp = self->make_response_promise<node_stats>();
   node_stats out;
   out.node = st.x->counters();
+  out.request_latency = st.x->request_latency();
   if (const auto& m = st.params.node.channel.memory)
     out.memory = m->stats();
   self->request(st.node, std::chrono::seconds(10), stats_atom::value)

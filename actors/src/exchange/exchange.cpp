@@ -245,7 +245,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
   } else if (mid.is_request()) {
     m.env.kind = envelope_kind::request;
     std::lock_guard<std::mutex> guard(x.tables_lock);
-    wait = x.requests.add(peer, {sender, mid, proxy});
+    wait = x.requests.add(peer, {sender, mid, proxy, std::chrono::steady_clock::now()});
     m.env.request_id = wait;
     ++x.count.requests_out;
   } else {
@@ -541,6 +541,10 @@ std::size_t exchange::proxies() const {
   for (const auto& [peer, count] : impl_->proxies_of)
     n += count;
   return n;
+}
+
+latency_histogram exchange::request_latency() const {
+  return impl_->request_latency.snapshot();
 }
 
 node_counters exchange::counters() const {

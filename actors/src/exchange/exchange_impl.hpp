@@ -11,6 +11,7 @@
 #include <riomesh/actors/peers/recent_reasons.hpp>
 #include <riomesh/actors/reach/export_table.hpp>
 #include <riomesh/actors/reach/handle_scan.hpp>
+#include <riomesh/actors/requests/latency_recorder.hpp>
 #include <riomesh/actors/requests/pending_table.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/message_codec.hpp>
@@ -38,6 +39,7 @@ struct request_wait {
   caf::strong_actor_ptr requester;
   caf::message_id mid;
   caf::strong_actor_ptr proxy;
+  std::chrono::steady_clock::time_point sent;  // for request_latency
 };
 
 // The context CAF's serializers run in for the exchange: how an actor
@@ -267,6 +269,7 @@ struct exchange::impl : caf::proxy_registry::backend {
   // Published actors that answer members some messages only, by id.
   std::map<std::uint64_t, member_guard> guards;
   pending_table<request_wait> requests;
+  latency_recorder request_latency;
   std::set<std::string> congested_peers;
   recent_reasons last_failure;  // why a peer's link ended
 

@@ -191,6 +191,7 @@ void exchange::impl::complete(link& l, inbound_message& m) {
     return;
   }
   ++count.responses_in;
+  request_latency.record(std::chrono::steady_clock::now() - w->sent);
   if (m.env.kind == envelope_kind::error)
     return fail_request(*w, error_of(peer, m.env.body));
   if (outcome == decoded::failed) {

@@ -96,8 +96,18 @@ struct connection_info {
   bool dialed = false;      // this node dialed it (else accepted it)
 };
 
+// A histogram of durations (Prometheus's shape): cumulative counts per
+// upper bound, in seconds; `count` is every observation (the +Inf bucket).
+struct latency_histogram {
+  std::vector<double> bounds;
+  std::vector<std::uint64_t> counts;
+  double sum = 0;  // seconds
+  std::uint64_t count = 0;
+};
 struct node_stats {
   node_counters node;
+  // Requests to peers' actors, from send to answer (ok or error).
+  latency_histogram request_latency;
   memory_counters memory;
   // The connection the node routes through, per peer.
   std::vector<std::pair<std::string, connection_counters>> peers;

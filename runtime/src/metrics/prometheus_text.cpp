@@ -2,6 +2,7 @@
 
 #include "counter_catalog.hpp"
 
+#include <cstdio>
 #include <map>
 
 namespace riomesh::detail {
@@ -37,6 +38,13 @@ void node_wide(writer& w, const char* group, const std::vector<metric<Counters>>
   }
 }
 
+// A float as Prometheus reads it: shortest round-trip form, no locale.
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
 }  // namespace
 
 std::string label_value(const std::string& raw) {
@@ -66,6 +74,16 @@ std::string prometheus_text(const metrics_snapshot& s) {
   w.out += "riomesh_node_uptime_seconds " + std::to_string(s.uptime_ms / 1000) + "." +
            std::to_string(1000 + s.uptime_ms % 1000).substr(1) + "\n";
   node_wide(w, "node", node_metrics(), s.stats.node);
+  // Requests' round trips: a histogram, its buckets cumulative.
+  const auto& h = s.stats.request_latency;
+  const std::string hist = "riomesh_request_duration_seconds";
+  w.out += "# HELP " + hist + " Requests to peers' actors, from send to answer.\n# TYPE " + hist +
+           " histogram\n";
+  for (std::size_t i = 0; i < h.bounds.size() && i < h.counts.size(); ++i)
+    w.sample(hist + "_bucket", "le=\"" + number(h.bounds[i]) + "\"", h.counts[i]);
+  w.sample(hist + "_bucket", "le=\"+Inf\"", h.count);
+  w.out += hist + "_sum " + number(h.sum) + "\n";
+  w.sample(hist + "_count", {}, h.count);
   node_wide(w, "memory", memory_metrics(), s.stats.memory);
   // Connections by phase: every phase named, so that a series that drops
   // to zero says so rather than vanishing.

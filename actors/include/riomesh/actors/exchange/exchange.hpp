@@ -157,6 +157,8 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   bool congested(const std::string& peer) const;
   void drained(const std::string& peer);
   node_counters counters() const;
+  // Requests to peers' actors, from send to answer.
+  latency_histogram request_latency() const;
   std::size_t proxies() const;
   // Lets every actor handle go (published actors, proxies, waiting
   // requesters, the node and the directory): the runtime is done.
