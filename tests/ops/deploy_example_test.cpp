@@ -7,16 +7,13 @@
 
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
+#include <temp_folder.hpp>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <map>
 #include <regex>
 #include <string>
 
 using namespace riomesh;
-namespace fs = std::filesystem;
 
 TEST_CASE("deploy: the Kubernetes example parses and its node files load") {
   auto docs =
@@ -35,8 +32,8 @@ TEST_CASE("deploy: the Kubernetes example parses and its node files load") {
   CHECK(container["readinessProbe"]["httpGet"]["path"].as<std::string>() == "/readyz");
   CHECK(container["livenessProbe"]["httpGet"]["path"].as<std::string>() == "/healthz");
 
-  std::string dir = (fs::temp_directory_path() / "riomesh-deploy-XXXXXX").string();
-  REQUIRE(::mkdtemp(dir.data()));
+  riomesh::test::temp_folder folder{"riomesh-deploy"};
+  auto dir = folder.path.string();
   std::string error;
   REQUIRE_MESSAGE(config::make_secret_file(dir + "/cluster.secret", error), error);
   auto files = by_kind["ConfigMap"]["data"];
@@ -59,5 +56,4 @@ TEST_CASE("deploy: the Kubernetes example parses and its node files load") {
     CHECK(s.cluster.seeds[0].host == "riomesh.riomesh.svc.cluster.local");
     CHECK(s.logging.format == config::log_format::json);
   }
-  fs::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 // target is up (so the exposition text parsed), the series are there with
 // their peers as labels, and the message counters grow between scrapes.
 #include <node_process.hpp>
+#include <temp_folder.hpp>
 
 #include <riomesh/config/secret_file.hpp>
 
@@ -31,19 +32,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string bin = RIOMESH_BINARY_DIR;
-
-struct folder {
-  fs::path path;
-  folder() {
-    std::string t = (fs::temp_directory_path() / "riomesh-prometheus-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()) != nullptr);
-    path = t;
-  }
-  ~folder() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 // The first group of the first line of `p`'s output (all of it kept in
 // `seen`, one line each) that matches `pattern`; "" after 30 s.
@@ -132,7 +120,7 @@ std::vector<double> values(const std::string& json) {
 TEST_CASE("prometheus: the real server scrapes a three-node cluster and its series move") {
   const char* prometheus = "/usr/bin/prometheus";
   REQUIRE_MESSAGE(fs::exists(prometheus), "Debian's prometheus is missing: run tools/deps.sh");
-  folder dir;
+  riomesh::test::temp_folder dir{"riomesh-prometheus"};
   std::string error;
   REQUIRE_MESSAGE(riomesh::config::make_secret_file((dir.path / "cluster.secret").string(), error),
                   error);

@@ -3,6 +3,7 @@
 // answers, STOPPING=1 on SIGTERM), and the installed unit as systemd reads
 // it (systemd-analyze verify).
 #include <node_process.hpp>
+#include <temp_folder.hpp>
 
 #include <doctest/doctest.h>
 
@@ -29,19 +30,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string bin = RIOMESH_BINARY_DIR;
-
-struct folder {
-  fs::path path;
-  folder() {
-    std::string t = (fs::temp_directory_path() / "riomesh-service-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()) != nullptr);
-    path = t;
-  }
-  ~folder() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 // The socket systemd listens on for a Type=notify service.
 struct notify_socket {
@@ -82,7 +70,7 @@ std::string run(const std::string& command) {
 }  // namespace
 
 TEST_CASE("service: riomesh-node speaks systemd's notify protocol") {
-  folder dir;
+  riomesh::test::temp_folder dir{"riomesh-service"};
   notify_socket sock(dir.path / "notify");
   std::ofstream(dir.path / "node.yaml") << "node:\n  name: svc\n  listen: 127.0.0.1:0\n"
                                            "  fabric: tcp\nlogging:\n  level: warn\n";
@@ -114,7 +102,7 @@ TEST_CASE("service: riomesh-node speaks systemd's notify protocol") {
 }
 
 TEST_CASE("service: without NOTIFY_SOCKET the node says nothing and runs as before") {
-  folder dir;
+  riomesh::test::temp_folder dir{"riomesh-service"};
   std::ofstream(dir.path / "node.yaml") << "node:\n  name: plain\n  listen: 127.0.0.1:0\n"
                                            "  fabric: tcp\n";
   node_process node("plain", {"/usr/bin/env", "-u", "NOTIFY_SOCKET", bin + "/tools/riomesh-node",
@@ -136,7 +124,7 @@ TEST_CASE("service: without NOTIFY_SOCKET the node says nothing and runs as befo
 }
 
 TEST_CASE("service: systemd-analyze verify takes the installed unit without a word") {
-  folder dir;
+  riomesh::test::temp_folder dir{"riomesh-service"};
   std::ifstream in(RIOMESH_UNIT_FILE);
   REQUIRE(in);
   std::stringstream unit;
