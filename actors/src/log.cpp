@@ -51,19 +51,41 @@ bool enabled(config::log_level level) {
   return level != config::log_level::off && static_cast<int>(level) >= threshold.load();
 }
 
-void write(config::log_level level, const std::string& node, const std::string& text) {
+void write(config::log_level level, const std::string& node, const record& r) {
   if (!enabled(level))
     return;
   // Escaped whole: peers' names and reasons are in the text, and a log
   // line must stay one line of plain characters whatever they hold.
-  std::string line = as_json ? "{\"time\":\"" + now_utc() + "\",\"level\":\"" +
-                                   config::to_string(level) +
-                                   "\",\"node\":" + json_string(config::printable(node)) +
-                                   ",\"message\":" + json_string(config::printable(text)) + "}\n"
-                             : "riomesh[" + config::printable(node) + "] " +
-                                   config::to_string(level) + ": " + config::printable(text) + "\n";
+  std::string line;
+  if (as_json) {
+    line = "{\"time\":\"" + now_utc() + "\",\"level\":\"" + config::to_string(level) +
+           "\",\"node\":" + json_string(config::printable(node)) +
+           ",\"event\":" + json_string(config::printable(r.event.empty() ? "log" : r.event));
+    if (!r.peer.empty())
+      line += ",\"peer\":" + json_string(config::printable(r.peer));
+    if (!r.fields.empty()) {
+      line += ",\"fields\":{";
+      for (std::size_t i = 0; i < r.fields.size(); ++i) {
+        const auto& [key, v] = r.fields[i];
+        line += (i ? "," : "") + json_string(config::printable(key)) + ":";
+        if (auto* n = std::get_if<std::uint64_t>(&v))
+          line += std::to_string(*n);
+        else
+          line += json_string(config::printable(std::get<std::string>(v)));
+      }
+      line += "}";
+    }
+    line += ",\"message\":" + json_string(config::printable(r.message)) + "}\n";
+  } else {
+    line = "riomesh[" + config::printable(node) + "] " + config::to_string(level) + ": " +
+           config::printable(r.message) + "\n";
+  }
   // One fwrite: stdio locks the stream for the call.
   std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+void write(config::log_level level, const std::string& node, const std::string& text) {
+  write(level, node, record{"log", "", {}, text});
 }
 
 }  // namespace riomesh::logging

@@ -173,7 +173,10 @@ int node_main(int argc, char** argv, const actor_registry& types) {
     runtime rt{settings, types.configurer()};
     auto listen = settings.node.listen;
     listen.port = rt.port();
-    logging::info(name, "listening on " + config::to_string(listen) + "; fabric " + rt.fabric());
+    logging::info(name, {"listening",
+                         "",
+                         {{"address", config::to_string(listen)}, {"fabric", rt.fabric()}},
+                         "listening on " + config::to_string(listen) + "; fabric " + rt.fabric()});
     std::vector<caf::actor_addr> spawned_actors;
     for (auto& [spec, spawn] : plan) {
       auto actor = spawn(rt);
@@ -181,7 +184,10 @@ int node_main(int argc, char** argv, const actor_registry& types) {
       if (!actor.publish(rt, spec.name))
         throw std::runtime_error(spec.where.to_string() + ": actor '" + spec.name +
                                  "' could not be published (is the name reserved?)");
-      logging::info(name, "actor '" + spec.name + "' (" + spec.type + ") published");
+      logging::info(name, {"actor_published",
+                           "",
+                           {{"actor", spec.name}, {"type", spec.type}},
+                           "actor '" + spec.name + "' (" + spec.type + ") published"});
     }
     if (!metrics.host.empty())
       rt.serve_metrics(metrics);
@@ -197,15 +203,24 @@ int node_main(int argc, char** argv, const actor_registry& types) {
     int signal = 0;
     sigwait(&stop_signals, &signal);
     service.stopping();
-    logging::info(name, std::string{"stopping on "} + (signal == SIGINT ? "SIGINT" : "SIGTERM"));
+    std::string signal_name = signal == SIGINT ? "SIGINT" : "SIGTERM";
+    logging::info(name, {"stopping", "", {{"signal", signal_name}}, "stopping on " + signal_name});
     // What the node pinned over its life, for whoever sizes memlock limits.
     auto m = rt.stats().memory;
     if (m.devices > 0)
-      logging::info(name, "memory: " + std::to_string(m.registrations) + " registrations made, " +
-                              std::to_string(m.registered) + " live, " +
-                              std::to_string(m.peak_pinned_bytes >> 10) +
-                              " KiB pinned at most; send cache: " + std::to_string(m.cache_misses) +
-                              " misses, " + std::to_string(m.cache_hits) + " hits");
+      logging::info(name,
+                    {"memory_used",
+                     "",
+                     {{"registrations", std::uint64_t{m.registrations}},
+                      {"registered", std::uint64_t{m.registered}},
+                      {"peak_pinned_bytes", std::uint64_t{m.peak_pinned_bytes}},
+                      {"cache_misses", std::uint64_t{m.cache_misses}},
+                      {"cache_hits", std::uint64_t{m.cache_hits}}},
+                     "memory: " + std::to_string(m.registrations) + " registrations made, " +
+                         std::to_string(m.registered) + " live, " +
+                         std::to_string(m.peak_pinned_bytes >> 10) +
+                         " KiB pinned at most; send cache: " + std::to_string(m.cache_misses) +
+                         " misses, " + std::to_string(m.cache_hits) + " hits"});
     // The actors first, so that nothing new is queued while the connections drain.
     for (const auto& addr : spawned_actors)
       if (auto a = caf::actor_cast<caf::actor>(addr))
@@ -218,7 +233,7 @@ int node_main(int argc, char** argv, const actor_registry& types) {
     std::cerr << program << ": node '" << name << "' cannot start: " << e.what() << "\n";
     return 1;
   }
-  logging::info(name, "stopped");
+  logging::info(name, {"stopped", "", {}, "stopped"});
   return 0;
 }
 

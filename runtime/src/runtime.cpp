@@ -134,10 +134,12 @@ void note_dmabuf_staging(channels::verbs::memory_domain& domain, const std::stri
     throw std::runtime_error("node '" + node + "': " + error);
   for (auto* d : devices)
     if (!d->dmabuf(why))
-      logging::warn(node, why +
-                              ": receive arenas are staged in host memory and copied into the "
-                              "dma-buf on delivery (counted as staged_bytes_in), and device "
-                              "memory sent on goes from a host copy (staged_bytes_out)");
+      logging::warn(node, {"dmabuf_staged",
+                           "",
+                           {},
+                           why + ": receive arenas are staged in host memory and copied into the "
+                                 "dma-buf on delivery (counted as staged_bytes_in), and device "
+                                 "memory sent on goes from a host copy (staged_bytes_out)"});
 }
 
 }  // namespace
@@ -159,11 +161,14 @@ struct runtime::impl {
                                "loopback, or set cluster.insecure: true");
     if (settings.cluster.secret.empty() && settings.cluster.keys.empty())
       logging::warn(settings.node.name,
-                    "this node accepts unauthenticated peers: it has no cluster secret and no "
-                    "keys, so any process that reaches " +
-                        config::to_string(settings.node.listen) +
-                        " may join under any name it likes (set cluster.secret_file or give "
-                        "nodes keys: docs/security.md)");
+                    {"unauthenticated_peers_accepted",
+                     "",
+                     {},
+                     "this node accepts unauthenticated peers: it has no cluster secret and no "
+                     "keys, so any process that reaches " +
+                         config::to_string(settings.node.listen) +
+                         " may join under any name it likes (set cluster.secret_file or give "
+                         "nodes keys: docs/security.md)"});
     auto params = directory_params_of(settings);
     std::string error;
     // Device memory that cannot be had is a configuration error: say so
@@ -390,8 +395,11 @@ std::uint16_t runtime::serve_metrics(const config::endpoint& at) {
     throw std::runtime_error("node '" + impl_->settings.node.name + "': " + e.what());
   }
   logging::info(impl_->settings.node.name,
-                "metrics at http://" + config::to_string({at.host, impl_->metrics->port()}) +
-                    "/metrics (also /healthz, /readyz)");
+                {"metrics_served",
+                 "",
+                 {{"port", std::uint64_t{impl_->metrics->port()}}},
+                 "metrics at http://" + config::to_string({at.host, impl_->metrics->port()}) +
+                     "/metrics (also /healthz, /readyz)"});
   return impl_->metrics->port();
 }
 

@@ -16,13 +16,14 @@ using namespace riomesh;
 namespace {
 
 // What logging::write puts on stderr for one call.
-std::string logged(config::log_level level, const std::string& node, const std::string& text) {
+template <class Line>
+std::string logged(config::log_level level, const std::string& node, const Line& line) {
   std::fflush(stderr);
   FILE* into = std::tmpfile();
   REQUIRE(into);
   int saved = ::dup(2);
   ::dup2(fileno(into), 2);
-  logging::write(level, node, text);
+  logging::write(level, node, line);
   std::fflush(stderr);
   ::dup2(saved, 2);
   ::close(saved);
@@ -47,9 +48,36 @@ TEST_CASE("logs: text by default, or json with one object per line, peer text es
   logging::set_format(config::log_format::text);
   CHECK(std::regex_match(
       line,
-      std::regex{R"(\{"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","level":"warn",)"
-                 R"("node":"broker","message":"peer \\"x\\\\\\\\y\\"\\\\x0anext\\\\x01"\}\n)"}));
-  CHECK(logged(config::log_level::debug, "broker", "quiet").empty());  // below the level
+      std::regex{
+          R"(\{"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","level":"warn",)"
+          R"("node":"broker","event":"log","message":"peer \\"x\\\\\\\\y\\"\\\\x0anext\\\\x01"\}\n)"}));
+  CHECK(
+      logged(config::log_level::debug, "broker", std::string{"quiet"}).empty());  // below the level
+}
+
+TEST_CASE("logs: json records carry the event, the peer and its figures as fields of their own") {
+  logging::set_level(config::log_level::info);
+  auto hostile = std::string{"sub\"1\n"};
+  logging::record r{"peer_lost",
+                    hostile,
+                    {{"reason", std::string{"timed out"}}, {"waited_ms", std::uint64_t{1500}}},
+                    "lost node '" + hostile + "': timed out"};
+  // The text format reads as before: the sentence alone.
+  CHECK(logged(config::log_level::warn, "broker", r) ==
+        "riomesh[broker] warn: lost node 'sub\"1\\x0a': timed out\n");
+  logging::set_format(config::log_format::json);
+  auto line = logged(config::log_level::warn, "broker", r);
+  auto no_peer =
+      logged(config::log_level::info, "broker", logging::record{"stopped", "", {}, "stopped"});
+  logging::set_format(config::log_format::text);
+  CHECK(std::regex_match(
+      line,
+      std::regex{R"(\{"time":"[^"]+","level":"warn","node":"broker","event":"peer_lost",)"
+                 R"("peer":"sub\\"1\\\\x0a","fields":\{"reason":"timed out","waited_ms":1500\},)"
+                 R"("message":"lost node 'sub\\"1\\\\x0a': timed out"\}\n)"}));
+  // No peer, no fields: the keys are left out, not empty.
+  CHECK(std::regex_match(no_peer, std::regex{R"(\{"time":"[^"]+","level":"info","node":"broker",)"
+                                             R"("event":"stopped","message":"stopped"\}\n)"}));
 }
 
 TEST_CASE("logging.format: text or json, and a clear error otherwise") {

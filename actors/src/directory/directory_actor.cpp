@@ -139,8 +139,11 @@ void on_connected(self_ptr self, const std::string& peer, bool authenticated) {
   auto& st = self->state;
   st.connected.insert(peer);
   st.last_failure.forget(peer);
-  logging::info(me(self), "connected to node '" + peer + "'" +
-                              (authenticated ? "" : " (unauthenticated: no secret)"));
+  logging::info(me(self), {"peer_connected",
+                           peer,
+                           {{"authenticated", authenticated ? "yes" : "no"}},
+                           "connected to node '" + peer + "'" +
+                               (authenticated ? "" : " (unauthenticated: no secret)")});
   // Lookups that waited for this peer go out now.
   std::vector<std::pair<std::uint64_t, std::string>> due;
   st.resolves.for_each(peer, [&](std::uint64_t id, directory_state::resolve_wait& w) {
@@ -163,17 +166,22 @@ void on_closed(self_ptr self, const std::string& peer, const std::string& reason
   auto& st = self->state;
   st.last_failure.note(peer, reason);
   if (!st.connected.erase(peer)) {
-    logging::debug(me(self), "node '" + peer + "': " + reason);
+    logging::debug(me(self),
+                   {"dial_failed", peer, {{"reason", reason}}, "node '" + peer + "': " + reason});
     return;  // a dial that failed: waits for it keep waiting, up to their timeout
   }
   if (st.stopping)
-    return logging::debug(me(self), "closed to node '" + peer + "': " + reason);
+    return logging::debug(
+        me(self),
+        {"peer_closed", peer, {{"reason", reason}}, "closed to node '" + peer + "': " + reason});
   // A peer that stopped is gone as surely as a lost one (what waited on it
   // fails the same way), but its leaving is expected: no warning.
   if (stopped)
-    logging::info(me(self), "node '" + peer + "' left: " + reason);
+    logging::info(me(self),
+                  {"peer_left", peer, {{"reason", reason}}, "node '" + peer + "' left: " + reason});
   else
-    logging::warn(me(self), "lost node '" + peer + "': " + reason);
+    logging::warn(me(self),
+                  {"peer_lost", peer, {{"reason", reason}}, "lost node '" + peer + "': " + reason});
   fail_peer(self, peer, make_error(errc::node_lost, "node '" + peer + "': " + reason));
 }
 

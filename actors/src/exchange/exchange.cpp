@@ -126,7 +126,10 @@ void exchange::impl::undeliverable(const std::string& peer, std::uint64_t wait,
   }
   if (mid.is_response()) {
     logging::warn(params.node_name,
-                  "a response to node '" + peer + "' was lost: " + sys.render(why));
+                  {"response_lost",
+                   peer,
+                   {{"why", sys.render(why)}},
+                   "a response to node '" + peer + "' was lost: " + sys.render(why)});
     return;
   }
   if (sender)

@@ -224,8 +224,11 @@ void exchange::impl::use_granted(link& l, inbound_message& m) {
   // Congested, the holder hears nothing until the connection ends: its
   // reads are bounded by what it keeps in flight (max_grant_uses).
   if (submit(l, std::move(out)) == link::submitted::congested)
-    logging::warn(params.node_name, "a read of a grant by node '" + peer +
-                                        "' is dropped: its connection's queue is full");
+    logging::warn(params.node_name, {"grant_read_dropped",
+                                     peer,
+                                     {},
+                                     "a read of a grant by node '" + peer +
+                                         "' is dropped: its connection's queue is full"});
 }
 
 // The holder read or ran its atomic already, through the map the grant

@@ -280,8 +280,11 @@ void exchange::impl::node_info(link& l, const envelope& in) {
   const auto& b = in.body;
   std::size_t at = 0;
   auto bad = [&] {
-    logging::warn(params.node_name,
-                  "node '" + l.peer_name() + "' answered a node query with a malformed node info");
+    logging::warn(params.node_name, {"node_info_malformed",
+                                     l.peer_name(),
+                                     {},
+                                     "node '" + l.peer_name() +
+                                         "' answered a node query with a malformed node info"});
   };
   for (const auto& key : asked) {
     if (at >= b.size())

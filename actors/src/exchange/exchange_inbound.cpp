@@ -83,18 +83,28 @@ void exchange::impl::misbehaved(link& l, const std::string& what) {
   auto v = l.refusals().note(std::chrono::steady_clock::now());
   const auto& peer = l.peer_name();
   if (v.unlogged > 0)
-    logging::warn(params.node_name, "from node '" + peer + "': " + std::to_string(v.unlogged) +
-                                        " more refusals were counted, not logged");
+    logging::warn(params.node_name, {"refusals_unlogged",
+                                     peer,
+                                     {{"count", std::uint64_t{v.unlogged}}},
+                                     "from node '" + peer + "': " + std::to_string(v.unlogged) +
+                                         " more refusals were counted, not logged"});
   if (v.log)
-    logging::warn(params.node_name, "from node '" + peer + "': " + what);
+    logging::warn(params.node_name,
+                  {"message_refused", peer, {{"why", what}}, "from node '" + peer + "': " + what});
   else if (v.first_unlogged)
-    logging::warn(params.node_name, "from node '" + peer + "': " + what +
-                                        " (more refusals from it are counted, not logged, for "
-                                        "10 s)");
+    logging::warn(params.node_name, {"message_refused",
+                                     peer,
+                                     {{"why", what}},
+                                     "from node '" + peer + "': " + what +
+                                         " (more refusals from it are counted, not logged, for "
+                                         "10 s)"});
   if (v.cut) {
-    logging::warn(params.node_name, "node '" + peer +
-                                        "' is cut off: more than 100 of its "
-                                        "messages refused within 10 s");
+    logging::warn(
+        params.node_name,
+        {"peer_cut_off",
+         peer,
+         {{"refused", std::uint64_t{100}}, {"within_seconds", std::uint64_t{10}}},
+         "node '" + peer + "' is cut off: more than 100 of its messages refused within 10 s"});
     l.cut("more than 100 of its messages were refused within 10 s");
   }
 }
@@ -185,9 +195,12 @@ void exchange::impl::complete(link& l, inbound_message& m) {
   }
   if (!w) {
     // Answered after its requester gave up, or a lie: nothing waits.
-    logging::debug(params.node_name, "from node '" + peer + "': a " + to_string(m.env.kind) +
-                                         " for request " + std::to_string(m.env.request_id) +
-                                         " nobody waits for");
+    logging::debug(params.node_name,
+                   {"answer_unawaited",
+                    peer,
+                    {{"kind", to_string(m.env.kind)}, {"request", m.env.request_id}},
+                    "from node '" + peer + "': a " + to_string(m.env.kind) + " for request " +
+                        std::to_string(m.env.request_id) + " nobody waits for"});
     return;
   }
   ++count.responses_in;
@@ -242,8 +255,11 @@ void exchange::inbound(link& l, inbound_message& m) {
       p != x.parked.end() && m.env.kind != envelope_kind::node_info) {
     if (p->second.waiting.size() >= x.params.max_waiting) {
       logging::warn(x.params.node_name,
-                    "node '" + l.peer_name() + "' does not answer a node query: " +
-                        std::to_string(p->second.waiting.size()) + " messages wait for it");
+                    {"node_query_unanswered",
+                     l.peer_name(),
+                     {{"waiting", std::uint64_t{p->second.waiting.size()}}},
+                     "node '" + l.peer_name() + "' does not answer a node query: " +
+                         std::to_string(p->second.waiting.size()) + " messages wait for it"});
       return l.drop("it left a node query unanswered while " +
                     std::to_string(p->second.waiting.size()) + " messages waited for it");
     }
@@ -299,7 +315,10 @@ void exchange::established(link& l) {
   // routes that one.
   if (!impl_->learn_peer(l)) {
     logging::warn(impl_->params.node_name,
-                  l.where() + ": its node id is another node's; the connection is dropped");
+                  {"node_id_taken",
+                   l.peer_name(),
+                   {},
+                   l.where() + ": its node id is another node's; the connection is dropped"});
     return l.drop("its CAF node id is another node's");
   }
   learned_.insert(l.id());

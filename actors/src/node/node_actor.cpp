@@ -189,9 +189,12 @@ void setup_ended(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
   st.admitting->left(id);
   if (st.evicted > 0 && st.admitting->in_setup() < st.admitting->max() / 4) {
-    logging::warn(me(self), "the flood of connections is over: " + std::to_string(st.evicted) +
-                                " that did not set up their session in time were closed for "
-                                "newer ones");
+    logging::warn(me(self), {"connection_flood_over",
+                             "",
+                             {{"evicted", std::uint64_t{st.evicted}}},
+                             "the flood of connections is over: " + std::to_string(st.evicted) +
+                                 " that did not set up their session in time were closed for "
+                                 "newer ones"});
     st.evicted = 0;
   }
 }
@@ -205,10 +208,15 @@ void make_room(self_ptr self, const std::string& host) {
   setup_ended(self, *victim);
   // Said once per flood, not once per connection.
   if (st.evicted++ == 0)
-    logging::warn(me(self), "too many connections setting up their session (" +
-                                std::to_string(st.admitting->in_setup() + 1) + ", " +
-                                std::to_string(from_host) + " from " + host +
-                                "): closing the oldest ones to let new ones in");
+    logging::warn(me(self), {"connection_flood",
+                             "",
+                             {{"in_setup", std::uint64_t{st.admitting->in_setup() + 1}},
+                              {"host", host},
+                              {"from_host", std::uint64_t{from_host}}},
+                             "too many connections setting up their session (" +
+                                 std::to_string(st.admitting->in_setup() + 1) + ", " +
+                                 std::to_string(from_host) + " from " + host +
+                                 "): closing the oldest ones to let new ones in"});
   auto it = st.links.find(*victim);
   if (it == st.links.end())
     return;
@@ -298,7 +306,8 @@ void dial_seeds(self_ptr self, const seed_addresses& r) {
   for (const auto& p : r.problems)
     problems += (problems.empty() ? "" : "; ") + p;
   if (problems != st.seed_problems && !problems.empty())
-    logging::warn(me(self), "cluster.seeds: " + problems);
+    logging::warn(me(self),
+                  {"seeds_unresolved", "", {{"problems", problems}}, "cluster.seeds: " + problems});
   st.seed_problems = problems;
   for (const auto& to : r.found) {
     if (st.not_seeds.count(config::to_string(to)))
@@ -341,8 +350,11 @@ void dial_learned(self_ptr self, const std::string& name, const config::endpoint
           " new nodes a second";
   if (!why.empty()) {
     if (st.learned_refused++ % 100 == 0)
-      logging::warn(me(self), "not dialing node '" + name + "', which a peer named: " + why + " (" +
-                                  std::to_string(st.learned_refused) + " refused so far)");
+      logging::warn(me(self), {"learned_dial_refused",
+                               name,
+                               {{"why", why}, {"refused", std::uint64_t{st.learned_refused}}},
+                               "not dialing node '" + name + "', which a peer named: " + why +
+                                   " (" + std::to_string(st.learned_refused) + " refused so far)"});
     st.x->unreachable(name,
                       make_error(errc::not_connected,
                                  "node '" + name + "' (named by a peer): not dialed: " + why));
@@ -448,8 +460,11 @@ void on_connected(self_ptr self, const std::shared_ptr<link>& l) {
     auto old = other->second;
     if (l->replaces()) {
       // Its key proves it: the node restarted, and its old session is dead.
-      logging::info(me(self), "node '" + name + "' restarted (its node key proves it): its new " +
-                                  "session replaces the old one");
+      logging::info(me(self), {"peer_restarted",
+                               name,
+                               {},
+                               "node '" + name + "' restarted (its node key proves it): its new " +
+                                   "session replaces the old one"});
       drop_link(self, old, "replaced by the node's new session");
       // For the owner the old node is gone: what waited on it fails.
       caf::anon_send(st.owner, closed_atom::value, name,
@@ -510,10 +525,13 @@ void on_closed(self_ptr self, std::uint64_t id, const std::string& reason, bool 
     address_dial_ended(self, e.dial_key, make_error(errc::not_connected, reason), "");
   }
   if (!e.up)  // refused before any memory was exposed: say so, on both sides
-    logging::warn(me(self), (!e.dialed        ? std::string{"a connection"}
-                             : e.peer.empty() ? std::string{"a connection dialed by address"}
-                                              : "connection to node '" + e.peer + "'") +
-                                " failed during setup: " + reason);
+    logging::warn(me(self), {"setup_failed",
+                             e.peer,
+                             {{"reason", reason}, {"dialed", e.dialed ? "yes" : "no"}},
+                             (!e.dialed        ? std::string{"a connection"}
+                              : e.peer.empty() ? std::string{"a connection dialed by address"}
+                                               : "connection to node '" + e.peer + "'") +
+                                 " failed during setup: " + reason});
   if (e.up) {
     st.pending_loss[e.peer] = {reason, stopped, e.incarnation};
     self->delayed_send(self, st.params.loss_grace, loss_atom::value, e.peer);
