@@ -4,14 +4,26 @@
 # VM boots Debian's own kernel (fetched by tools/vm-kernel.sh), which ships
 # rdma_rxe, and sees the host's files: build on the host, test in the VM.
 #
-# Usage: tools/vm-run.sh [-t SECONDS] [-m MEM] [-v] -- COMMAND [ARGS...]
+# Usage: tools/vm-run.sh [-t SECONDS] [-m MEM] [-2] [-v] -- COMMAND [ARGS...]
 #   -t  kill the VM after SECONDS (default 1200); exit code 124
 #   -m  guest memory (default 2G)
+#   -2  two hosts: boot two VMs joined by an emulated Ethernet link and run
+#       COMMAND in both (see below)
 #   -v  show the guest kernel's console on stderr
 #
 # In the guest the command runs as root in the current directory, with the
 # caller's environment, unlimited memlock, and rxe0 on a dummy netdev:
 #   RIOMESH_RDMA_ADDR=10.77.0.1  RIOMESH_RDMA_DEVICE=rxe0
+# With -2 each VM has one virtio NIC, eth0 (MTU 9000), on a link of its
+# own with the other (QEMU's socket netdev, a TCP connection over the
+# host's loopback: lossless; the guests' addresses exist only on that
+# link), and rxe0 on eth0:
+#   host a: RIOMESH_VM_HOST=a RIOMESH_RDMA_ADDR=10.78.0.1 RIOMESH_PEER_ADDR=10.78.0.2
+#   host b: RIOMESH_VM_HOST=b RIOMESH_RDMA_ADDR=10.78.0.2 RIOMESH_PEER_ADDR=10.78.0.1
+# The exit code is host a's if it failed, else host b's. A host may end
+# itself abruptly, as a power cut would (no shutdown, nothing sent), with
+# `vm-power-off`, a shell function in its environment: its exit code is
+# then what it passed (default 0).
 # The guest sees the host's files read-only, over a root and a /tmp of its
 # own; the current folder, this project's tree and the folders listed in
 # RIOMESH_VM_SHARE (colon-separated) are shared read-write at their paths.
@@ -19,10 +31,10 @@
 set -euo pipefail
 { # read whole before running: editing this file cannot break a running VM
 
-timeout_s=1200 mem=2G verbose=0
-while getopts "t:m:vh" opt; do
+timeout_s=1200 mem=2G verbose=0 hosts=1
+while getopts "t:m:v2h" opt; do
   case $opt in
-    t) timeout_s=$OPTARG ;; m) mem=$OPTARG ;; v) verbose=1 ;;
+    t) timeout_s=$OPTARG ;; m) mem=$OPTARG ;; v) verbose=1 ;; 2) hosts=2 ;;
     h) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) exit 2 ;;
   esac
@@ -130,14 +142,31 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 modprobe -a crc32_generic ib_uverbs rdma_ucm rdma_rxe
 modprobe vgem 2>/dev/null || true  # dma-buf exporter for the tests, where kept
 ip link set lo up
-ip link add dummy0 mtu 9000 type dummy
-ip addr add 10.77.0.1/24 dev dummy0
-ip link set dummy0 up
-rdma link add rxe0 type rxe netdev dummy0
+if [[ -s /run/vm/host ]]; then
+  # One of two hosts: rxe on the NIC of the link between them.
+  read -r host me peer </run/vm/host
+  modprobe -a virtio_net sch_netem
+  ip link set eth0 mtu 9000
+  ip addr add "$me/24" dev eth0
+  ip link set eth0 up
+  rdma link add rxe0 type rxe netdev eth0
+else
+  ip link add dummy0 mtu 9000 type dummy
+  ip addr add 10.77.0.1/24 dev dummy0
+  ip link set dummy0 up
+  rdma link add rxe0 type rxe netdev dummy0
+  me=10.77.0.1
+fi
 ulimit -l unlimited   # registering memory pins it
 ulimit -c 0
 . /run/vm/env
-export RIOMESH_RDMA_ADDR=10.77.0.1 RIOMESH_RDMA_DEVICE=rxe0
+export RIOMESH_RDMA_ADDR=$me RIOMESH_RDMA_DEVICE=rxe0
+if [[ -s /run/vm/host ]]; then
+  export RIOMESH_VM_HOST=$host RIOMESH_PEER_ADDR=$peer
+  # A power cut: the exit code first, then off at once, with no shutdown.
+  vm-power-off() { echo "${1:-0}" >/run/vm/rc; sync; echo o >/proc/sysrq-trigger; sleep 10; }
+  export -f vm-power-off
+fi
 cd "$(cat /run/vm/cwd)"
 eval "$(cat /run/vm/cmd)"
 echo $? >/run/vm/rc
@@ -147,20 +176,75 @@ accel=(-accel tcg,thread=multi -cpu max)
 if [[ -w /dev/kvm ]] && [[ -d /sys/module/kvm_intel || -d /sys/module/kvm_amd ]]; then
   accel=(-accel kvm -cpu host)
 fi
-console=(-serial "file:$ctl/console")
-((verbose)) && console=(-serial "file:/dev/stderr")
 cpus=$(nproc); ((cpus > 8)) && cpus=8
 share() { echo "-virtfs" "local,path=$1,mount_tag=$2,security_model=none,multidevs=remap$3"; }
-rc=0
+# qemu_args CTL [DEVICE ARGS...]: a VM's command line, into `args`.
+qemu_args() {
+  local ctl_dir=$1; shift
+  local console=(-serial "file:$ctl_dir/console")
+  ((verbose)) && console=(-serial "file:/dev/stderr")
+  # shellcheck disable=SC2046
+  args=("${accel[@]}" -machine pc -m "$mem" -smp "$cpus"
+    -nodefaults -no-user-config -display none -no-reboot "${console[@]}" -serial stdio
+    -kernel "$kernel" -initrd "$initrd"
+    -append "console=ttyS0 panic=-1 quiet loglevel=3 8250.nr_uarts=2 cryptomgr.notests mitigations=off tsc=reliable"
+    $(share / host ",readonly=on") $(share "$ctl_dir" ctl "") "${virtfs[@]}" "$@")
+}
+# ended NAME CTL QEMU_EXIT: returns the VM's exit code, or says why it has none.
+ended() {
+  local name=$1 ctl_dir=$2 rc=$3
+  [[ -s $ctl_dir/rc ]] && return "$(cat "$ctl_dir/rc")"
+  [[ -s $ctl_dir/console ]] && { echo "vm-run: $name's console:" >&2; tail -40 "$ctl_dir/console" >&2; }
+  ((rc == 124)) && { echo "vm-run: $name timed out after ${timeout_s}s" >&2; return 124; }
+  echo "vm-run: $name ended without an exit code (qemu exit $rc)" >&2
+  return 125
+}
+if ((hosts == 1)); then
+  qemu_args "$ctl"
+  rc=0
+  timeout "$timeout_s" qemu-system-x86_64 "${args[@]}" </dev/null || rc=$?
+  ended "the VM" "$ctl" "$rc" || exit $?
+  exit 0
+fi
+# Two hosts: their NICs joined by a TCP connection over the host's
+# loopback (QEMU's socket netdev), which, unlike UDP datagrams, loses no
+# frame when a guest falls behind: a link as lossless as a RoCE fabric's,
+# where tests add loss of their own with netem.
+port=0
+for _ in $(seq 50); do
+  p=$((20000 + RANDOM % 40000))
+  [[ -z $(ss -Hltn "sport = :$p" 2>/dev/null) ]] && { port=$p; break; }
+done
+((port)) || die "no free port for the link between the hosts"
+ctl_b=$(mktemp -d); trap 'rm -rf "$ctl" "$ctl_b"' EXIT
+cp -r "$ctl/." "$ctl_b/"
+echo "a 10.78.0.1 10.78.0.2" >"$ctl/host"
+echo "b 10.78.0.2 10.78.0.1" >"$ctl_b/host"
+nic() {  # nic MAC_END listen|connect
+  echo -netdev "socket,id=link,$2=127.0.0.1:$port" \
+    -device "virtio-net-pci,netdev=link,mac=52:54:00:78:00:$1,host_mtu=9000"
+}
 # shellcheck disable=SC2046
-timeout "$timeout_s" qemu-system-x86_64 "${accel[@]}" -machine pc -m "$mem" -smp "$cpus" \
-  -nodefaults -no-user-config -display none -no-reboot "${console[@]}" -serial stdio \
-  -kernel "$kernel" -initrd "$initrd" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=3 8250.nr_uarts=2 cryptomgr.notests mitigations=off tsc=reliable" \
-  $(share / host ",readonly=on") $(share "$ctl" ctl "") "${virtfs[@]}" \
-  </dev/null || rc=$?
-[[ -s $ctl/rc ]] && exit "$(cat "$ctl/rc")"
-[[ -s $ctl/console ]] && { echo "vm-run: guest console:" >&2; tail -40 "$ctl/console" >&2; }
-((rc == 124)) && { echo "vm-run: timed out after ${timeout_s}s" >&2; exit 124; }
-die "the VM ended without an exit code (qemu exit $rc)"
+qemu_args "$ctl" $(nic 01 listen); args_a=("${args[@]}")
+# shellcheck disable=SC2046
+qemu_args "$ctl_b" $(nic 02 connect); args_b=("${args[@]}")
+qa=0 qb=0
+{ timeout "$timeout_s" qemu-system-x86_64 "${args_a[@]}" </dev/null || echo $? >"$ctl.qemu"; } |
+  sed -u 's/^/[host a] /' &
+# Host b dials host a's end of the link: once it listens.
+for _ in $(seq 100); do
+  [[ -n $(ss -Hltn "sport = :$port" 2>/dev/null) ]] && break
+  sleep 0.05
+done
+{ timeout "$timeout_s" qemu-system-x86_64 "${args_b[@]}" </dev/null || echo $? >"$ctl_b.qemu"; } |
+  sed -u 's/^/[host b] /' &
+wait
+[[ -s $ctl.qemu ]] && qa=$(cat "$ctl.qemu")
+[[ -s $ctl_b.qemu ]] && qb=$(cat "$ctl_b.qemu")
+rm -f "$ctl.qemu" "$ctl_b.qemu"
+rc_a=0 rc_b=0
+ended "host a" "$ctl" "$qa" || rc_a=$?
+ended "host b" "$ctl_b" "$qb" || rc_b=$?
+((rc_a != 0)) && exit "$rc_a"
+exit "$rc_b"
 }

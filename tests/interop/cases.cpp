@@ -229,6 +229,48 @@ bool shutdown_role(peer_api& api, bool first) {
   return !first || read_to_end(api, second_bytes, 2);
 }
 
+// ---- late ---------------------------------------------------------------------
+
+// The answer is long enough to be still on its way when the late bytes
+// come: a peer that took them for a broken stream would cut it short.
+constexpr std::size_t late_bytes = 4096, late_answer = 4 << 20;
+
+// Sends, shuts down writing, then sends again: librdmacm's rsend lets it
+// while it holds credits; riomesh's refuses. Then reads the answer whole.
+bool late_shutter(peer_api& api) {
+  std::vector<unsigned char> out(first_bytes);
+  fill_buffer(out.data(), out.size(), 4);
+  if (!api.send_all(out.data(), out.size()) || !api.shutdown_write())
+    return fail(api, "send, then shut down writing");
+  long late = api.send_some(out.data(), late_bytes);
+  std::printf("%s: %ld bytes sent after shutting down writing\n", api.name(), late);
+  return read_to_end(api, late_answer, 5);
+}
+
+// Reads to the end of the stream (the late bytes, if they come at all,
+// after the first ones), then answers in full: the late bytes must not
+// cost the shutter a byte of the answer.
+bool late_answerer(peer_api& api) {
+  std::vector<unsigned char> in(first_bytes + late_bytes + 1);
+  std::size_t got = 0;
+  for (long r; (r = api.recv_some(in.data() + got, in.size() - got)) != 0;) {
+    if (r < 0)
+      return fail(api, "recv before end of stream");
+    got += static_cast<std::size_t>(r);
+    if (got > first_bytes + late_bytes)
+      return fail(api, "more bytes than were sent");
+  }
+  if (got < first_bytes || first_difference(in.data(), first_bytes, 4) != first_bytes)
+    return fail(api, "stream cut short or changed: " + std::to_string(got) + " bytes");
+  std::printf("%s: %zu bytes before the end of the stream\n", api.name(), got);
+  std::vector<unsigned char> out(late_answer);
+  fill_buffer(out.data(), out.size(), 5);
+  if (!api.send_all(out.data(), out.size()) || !api.shutdown_write())
+    return fail(api, "answer, then shut down writing");
+  api.close();
+  return true;
+}
+
 // ---- close --------------------------------------------------------------------
 
 constexpr std::size_t close_after = 512 * 1024;
@@ -420,6 +462,7 @@ bool known_case(const std::string& name, const std::string& role) {
   return (name == "ordering" && (role == "writer" || role == "reader")) ||
          (name == "maps" && (role == "writer" || role == "reader")) ||
          (name == "shutdown" && (role == "first" || role == "second")) ||
+         (name == "late" && (role == "shutter" || role == "answerer")) ||
          (name == "close" && (role == "streamer" || role == "closer" || role == "vanish")) ||
          (name == "unmapped" && (role == "mapper" || role == "writer")) ||
          (name == "eof" && (role == "sender" || role == "poller")) ||
@@ -433,6 +476,8 @@ bool run_case(const std::string& name, const std::string& role, peer_api& api) {
     return role == "writer" ? maps_writer(api) : maps_reader(api);
   if (name == "shutdown")
     return shutdown_role(api, role == "first");
+  if (name == "late")
+    return role == "shutter" ? late_shutter(api) : late_answerer(api);
   if (name == "close")
     return role == "streamer" ? streamer(api) : closer(api, role == "vanish");
   if (name == "unmapped")

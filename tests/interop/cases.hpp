@@ -8,6 +8,11 @@
 //                               to an unmapped offset refused
 //   shutdown  first / second    first sends and shuts down writing; second
 //                               reads to end of stream, answers, shuts down
+//   late      shutter / answerer the shutter sends, shuts down writing and
+//                               sends again (librdmacm lets it); the
+//                               answerer drops or takes the late bytes,
+//                               but answers in full, and the shutter must
+//                               read every byte of the answer
 //   close     streamer / closer the closer leaves mid-transfer (close, or
 //                               exit without closing: "vanish"); the
 //                               streamer must see the error, not hang

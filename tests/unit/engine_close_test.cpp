@@ -78,8 +78,30 @@ TEST_CASE("the peer's SHUTDOWN: end of stream after the queued bytes, we may sti
   CHECK(t.eng.recv(out, 8).st == status::eof);
   unsigned char byte = 0;
   CHECK(t.eng.send(&byte, 1).st == status::ok);
-  t.data(4, 1);
-  CHECK(t.eng.reason() == "protocol error: DATA after the peer shut down its sending side");
+  CHECK(t.eng.state().late_bytes == 0);
+}
+
+TEST_CASE("DATA after the peer's SHUTDOWN (librdmacm lets rsend do it): dropped and counted") {
+  lone_engine t;
+  t.take();
+  t.data(0, 4);
+  t.imm(0xe0000002u);
+  unsigned char out[8];
+  CHECK(t.eng.recv(out, 8).bytes == 4);
+  auto consumed = t.eng.state().consumed;
+  t.data(4, 3);  // late: after the end of the stream the reader saw
+  CHECK_FALSE(t.eng.closed());
+  CHECK(t.eng.reason().empty());
+  CHECK(t.eng.recv(out, 8).st == status::eof);
+  CHECK(t.eng.state().late_bytes == 3);
+  // Its space and credit given back, as for bytes read.
+  CHECK(t.eng.state().consumed == static_cast<std::uint16_t>(consumed + 1));
+  unsigned char byte = 7;
+  CHECK(t.eng.send(&byte, 1).st == status::ok);
+  // Still bounded by the window: beyond the ring is a protocol error.
+  auto beyond = static_cast<std::uint32_t>(t.recv_ring.size() + 1);
+  t.eng.on_recv_completion({beyond, beyond, completion_status::success, {}});
+  CHECK(t.eng.closed());
 }
 
 TEST_CASE("the peer's DISCONNECT: closed for sending, queued bytes still readable") {

@@ -256,6 +256,7 @@ engine_state engine::state() const {
   s.bytes_received = window_.bytes_received();
   s.bytes_published = window_.bytes_published();
   s.credit_stalls = credit_stalls_;
+  s.late_bytes = late_bytes_;
   return s;
 }
 

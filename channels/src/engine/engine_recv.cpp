@@ -97,12 +97,20 @@ void engine::on_data(std::uint32_t length, std::uint32_t byte_len) {
   if (byte_len != length)
     return protocol_error("DATA immediate says " + std::to_string(length) +
                           " bytes, the write carried " + std::to_string(byte_len));
-  if (!peer_sending_)
-    return protocol_error("DATA after the peer shut down its sending side");
   bool was_empty = window_.empty();
   auto problem = window_.accept(length);
   if (!problem.empty())
     return protocol_error(problem);
+  if (!peer_sending_) {
+    // librdmacm lets rsend go on after its own rshutdown(SHUT_WR) while it
+    // holds credits. Our reader has seen the end of the stream already, so
+    // the bytes cannot be delivered, but the stream is not broken either:
+    // dropped, counted, their space and credit given back, and whatever we
+    // still send the peer goes on.
+    window_.consume(length);
+    late_bytes_ += length;
+    return;
+  }
   if (!read_open_)
     window_.consume(length);  // we shut reading down: drop, but free the space
   else if (was_empty)

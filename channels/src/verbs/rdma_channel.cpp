@@ -558,6 +558,25 @@ void rdma_channel::tick(std::chrono::steady_clock::time_point now) {
       now - *establishing_since_ >= std::chrono::milliseconds(params_.timeout_ms))
     return eng_->fail("the peer did not complete the connection within " +
                       std::to_string(params_.timeout_ms) + " ms of our accepting it");
+  // Each keepalive is a work request the peer's device must acknowledge.
+  // Where the peer vanished, the device retries until its retry count
+  // ends it, or, where the peer's side answers without accepting (a new
+  // queue pair with the old number after a link came back), forever: the
+  // oldest request outliving the peer timeout ends it here either way.
+  auto oldest = eng_->oldest_posted();
+  if (!oldest)
+    oldest_wr_.reset();
+  else if (!oldest_wr_ || oldest_wr_->first != *oldest)
+    oldest_wr_.emplace(*oldest, now);
+  else if (params_.peer_timeout.count() > 0 && now - oldest_wr_->second > params_.peer_timeout) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - oldest_wr_->second);
+    return eng_->fail(
+        "the peer's device acknowledged nothing for " + std::to_string(ms.count()) +
+        " ms (peer_timeout " +
+        std::to_string(
+            std::chrono::duration_cast<std::chrono::milliseconds>(params_.peer_timeout).count()) +
+        " ms)");
+  }
   if (params_.keepalive.count() <= 0)
     return;
   if (now - last_keepalive_ >= params_.keepalive) {

@@ -30,6 +30,7 @@ rdma_params rdma_params::from(const config::channel_settings& c) {
   p.recv_ring = c.recv_buffer;
   p.send_ring = c.send_buffer;
   p.keepalive = c.keepalive;
+  p.peer_timeout = c.peer_timeout;
   return p;
 }
 

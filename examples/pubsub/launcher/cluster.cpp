@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -131,6 +132,12 @@ std::vector<node_plan> prepare(const cluster_options& options, const netns_fabri
     host_of[nodes[i].node.name] =
         fabric ? fabric->address_of(i)
                : (options.host.empty() ? nodes[i].node.listen.host : options.host);
+  for (const auto& [name, address] : options.place) {
+    if (!host_of.count(name))
+      throw std::invalid_argument("--place " + name + "=" + address +
+                                  ": none of the cluster's nodes is named '" + name + "'");
+    host_of[name] = address;
+  }
   std::string secret;
   std::vector<node_plan> out;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -138,7 +145,7 @@ std::vector<node_plan> prepare(const cluster_options& options, const netns_fabri
     node_plan plan{s.node.name, options.files[i], fabric ? fabric->name_of(i) : "", {}};
     for (const auto& a : s.actors)
       plan.actors.emplace_back(a.name, role_of(a.type));
-    if (fabric || !options.host.empty()) {
+    if (fabric || !options.host.empty() || !options.place.empty()) {
       s.node.listen.host = host_of[s.node.name];
       for (auto& p : s.cluster.peers) {
         auto it = host_of.find(p.name);
@@ -152,6 +159,11 @@ std::vector<node_plan> prepare(const cluster_options& options, const netns_fabri
           secret = write_secret(options.run_dir);
         s.cluster.secret_file = secret;
       }
+      // The copy lives in the run folder: files it names, relative to
+      // where the launcher runs, must still be found from there.
+      for (auto* path : {&s.cluster.secret_file, &s.cluster.keyring_file, &s.node.key_file})
+        if (!path->empty())
+          *path = std::filesystem::absolute(*path).string();
       plan.file = options.run_dir + "/" + s.node.name + ".yaml";
       std::ofstream(plan.file) << riomesh::config::to_yaml(s);
     }

@@ -4,6 +4,7 @@
 // run folder that the nodes are started from.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,9 @@ struct node_plan {
 struct cluster_options {
   std::vector<std::string> files;
   std::string host;  // every node listens here, and finds its peers here
+  // Node name -> its address, for a cluster spread over hosts: it listens
+  // there and its peers find it there (before `host`).
+  std::map<std::string, std::string> place;
   bool netns = false;
   std::string run_dir;
 };

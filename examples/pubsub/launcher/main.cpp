@@ -14,16 +14,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <sstream>
 
 namespace {
 
@@ -35,6 +39,13 @@ const char* const usage =
     "  --node PROGRAM          the node program (default: riomesh-node beside this one)\n"
     "  --host ADDR             run every node on ADDR (e.g. one an RDMA device has); off\n"
     "                          loopback, a cluster secret is made for the run\n"
+    "  --place NODE=ADDR[,...] NODE listens on ADDR and its peers find it there (before\n"
+    "                          --host): a cluster spread over hosts, one launcher on each\n"
+    "  --only NODE[,...]       run only these nodes here (the others run elsewhere); the\n"
+    "                          verdict covers their actors\n"
+    "  --finished-flag PATH    create PATH once this launcher's actors are done\n"
+    "  --await-flag PATH       keep the nodes running until PATH exists (another host's\n"
+    "                          --finished-flag, on a shared folder), within --timeout\n"
     "  --netns                 one network namespace per node, joined by veth (root)\n"
     "  --netem SPEC            with --netns: tc netem SPEC on both ends of every node's\n"
     "                          veth, so both directions suffer it (e.g. \"delay 5ms 2ms\n"
@@ -54,7 +65,8 @@ const char* const usage =
 
 struct options {
   cluster_options cluster;
-  std::string node_program, sets, kill_node, expect, netem;
+  std::string node_program, sets, kill_node, expect, netem, finished_flag, await_flag;
+  std::set<std::string> only;
   double kill_at = 0, restart_after = 1, timeout = 300;
   std::optional<partition_plan> cut;
   bool quiet = false;
@@ -89,6 +101,23 @@ options parse(int argc, char** argv) {
       o.cluster.host = value();
     else if (a == "--netns")
       o.cluster.netns = true;
+    else if (a == "--place") {
+      std::istringstream items(value());
+      for (std::string item; std::getline(items, item, ',');) {
+        auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+          throw std::invalid_argument("--place wants NODE=ADDR, found '" + item + "'");
+        o.cluster.place[item.substr(0, eq)] = item.substr(eq + 1);
+      }
+    } else if (a == "--only") {
+      std::istringstream items(value());
+      for (std::string item; std::getline(items, item, ',');)
+        if (!item.empty())
+          o.only.insert(item);
+    } else if (a == "--finished-flag")
+      o.finished_flag = value();
+    else if (a == "--await-flag")
+      o.await_flag = value();
     else if (a == "--set")
       o.sets += (o.sets.empty() ? "" : ",") + value();
     else if (a == "--kill") {
@@ -149,6 +178,24 @@ std::map<std::string, std::string> sets_by_node(const std::string& sets,
       throw std::invalid_argument("--set " + item + ": no node runs an actor named '" + actor +
                                   "'");
   }
+  return out;
+}
+
+// The --expect items about actors this launcher runs: with --only, the
+// others are another host's launcher's to judge.
+std::string expected_here(const options& o, const std::vector<node_plan>& plans) {
+  if (o.only.empty())
+    return o.expect;
+  std::set<std::string> here;
+  for (const auto& p : plans)
+    if (o.only.count(p.name))
+      for (const auto& a : p.actors)
+        here.insert(a.first);
+  std::string out;
+  std::istringstream items(o.expect);
+  for (std::string item; std::getline(items, item, ',');)
+    if (here.count(item.substr(0, item.find(':'))))
+      out += (out.empty() ? "" : ",") + item;
   return out;
 }
 
@@ -258,8 +305,14 @@ int run(const options& o) {
               << " veth pairs; the kernel has: " << kernel << "\n";
   }
   auto sets = sets_by_node(o.sets, plans);
+  for (const auto& name : o.only)
+    if (std::none_of(plans.begin(), plans.end(),
+                     [&](const node_plan& p) { return p.name == name; }))
+      throw std::invalid_argument("--only: none of the cluster's nodes is named '" + name + "'");
   run_state r;
   for (const auto& p : plans) {
+    if (!o.only.empty() && !o.only.count(p.name))
+      continue;
     std::vector<std::string> argv;
     if (!p.netns.empty())
       argv = {"ip", "netns", "exec", p.netns};
@@ -270,7 +323,7 @@ int run(const options& o) {
     for (const auto& [actor, role] : p.actors)
       r.board.expect(actor, role, p.name);
   }
-  std::cout << "pubsub-cluster: " << plans.size() << " nodes, run folder " << cluster.run_dir
+  std::cout << "pubsub-cluster: " << r.nodes.size() << " nodes here, run folder " << cluster.run_dir
             << (fabric ? ", one network namespace each" : "") << "\n";
   for (auto& n : r.nodes)
     n->start();
@@ -330,12 +383,30 @@ int run(const options& o) {
     wait_output(r, 100);
     drain_output(r);
   }
+  // Failed too: the other host need not wait for us to its timeout.
+  if (!o.finished_flag.empty())
+    std::ofstream(o.finished_flag) << (r.problems.empty() ? "finished\n" : "failed\n");
+  // The other host's actors may still need these nodes (its subscribers
+  // the broker here): up until it says it is done.
+  if (r.problems.empty() && !o.await_flag.empty()) {
+    while (::access(o.await_flag.c_str(), F_OK) != 0 && !stop_signal && seconds() < o.timeout) {
+      wait_output(r, 100);
+      drain_output(r);
+      for (auto& n : r.nodes)
+        if (n->reap())
+          r.problems.push_back("node " + n->name() + " ended early: " + n->how_ended());
+      if (!r.problems.empty())
+        break;
+    }
+    if (r.problems.empty() && ::access(o.await_flag.c_str(), F_OK) != 0)
+      r.problems.push_back("the other host never said it finished (" + o.await_flag + ")");
+  }
   stop_all(r, 15);
   char took[64];
   std::snprintf(took, sizeof took, "%.1f", ran);
   std::cout << "\npubsub-cluster: finished in " << took << " s\n";
   r.board.print_table(std::cout);
-  auto found = r.board.problems(o.expect);
+  auto found = r.board.problems(expected_here(o, plans));
   found.insert(found.begin(), r.problems.begin(), r.problems.end());
   if (cut && !cut->unfinished().empty())
     found.push_back(cut->unfinished());

@@ -35,6 +35,7 @@ struct engine_state {
   std::uint64_t bytes_received = 0;
   std::uint64_t bytes_published = 0;
   std::uint64_t credit_stalls = 0;  // sends that found no credit
+  std::uint64_t late_bytes = 0;     // sent by the peer after its SHUTDOWN: dropped
 };
 
 class engine {
@@ -110,6 +111,8 @@ class engine {
   bool can_send() const;
   // Nothing posted is still waiting for its completion, nothing is queued.
   bool drained() const { return queue_.empty() && !pending_ctrl_ && !iomaps_.has_pending(); }
+  // The oldest posted work request without its completion yet, if any.
+  std::optional<std::uint64_t> oldest_posted() const { return queue_.oldest(); }
   engine_state state() const;
   const params& parameters() const { return params_; }
 
@@ -170,6 +173,7 @@ class engine {
   bool stream_blocked_ = false;   // a send or iomap publication waits
   bool iowrite_blocked_ = false;  // a riowrite waits for send queue or ring space
   std::uint64_t credit_stalls_ = 0;
+  std::uint64_t late_bytes_ = 0;
   std::optional<wire::ctrl_code> pending_ctrl_;
   // RDMA READs and atomics posted and not completed: writes posted now
   // are fenced behind them.

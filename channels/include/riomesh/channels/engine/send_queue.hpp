@@ -42,6 +42,10 @@ class send_queue {
   std::uint32_t control_in_flight() const { return control_in_flight_; }
   std::uint64_t control_posted() const { return control_posted_; }
   bool empty() const { return posted_.empty(); }
+  // The oldest request still waiting for its completion.
+  std::optional<std::uint64_t> oldest() const {
+    return posted_.empty() ? std::nullopt : std::optional<std::uint64_t>{posted_.front().wr_id};
+  }
 
   static bool is_control(wr_role role) {
     return role == wr_role::credit || role == wr_role::ctrl || role == wr_role::keepalive;

@@ -34,6 +34,9 @@ struct rdma_params {
   std::size_t send_ring = 128 * 1024;
   int timeout_ms = 5000;  // address, route and connection setup
   std::chrono::nanoseconds keepalive = std::chrono::seconds(1);  // 0: never
+  // A work request the transport has not completed within this ends the
+  // connection (0: never): the peer is gone, whatever the device says.
+  std::chrono::nanoseconds peer_timeout = std::chrono::seconds(5);
   std::string device;  // empty: whichever device routes to the address
   // RDMA READs and atomics to allow in flight each way (responder
   // resources and initiator depth), at most: the connection gets the
@@ -230,6 +233,8 @@ class rdma_channel final : public channel {
   bool disconnected_ = false;
   // Accepted, the peer's ESTABLISHED not yet seen: since when.
   std::optional<std::chrono::steady_clock::time_point> establishing_since_;
+  // The oldest uncompleted work request, and since when it is the oldest.
+  std::optional<std::pair<std::uint64_t, std::chrono::steady_clock::time_point>> oldest_wr_;
   // The completion queue will signal the completion channel on its next
   // entry; cleared when we take that signal, so we re-arm once per wake-up
   // rather than on every progress() call.
