@@ -22,4 +22,6 @@ echo "== fuzzing: 20 s per target from its seed corpus (tools/fuzz.sh)"
 echo "== release build: all tests"
 "$root/tools/build.sh" "$root/build" -DRIOMESH_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cd "$root/build"
-exec ctest --output-on-failure --timeout 900 "$@"
+# In parallel, but the VM suites, benches and load tests alone (RUN_SERIAL):
+# a VM takes every core, and the others measure.
+exec ctest --output-on-failure --timeout 900 -j "$(nproc)" "$@"

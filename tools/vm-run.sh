@@ -220,6 +220,44 @@ ctl_b=$(mktemp -d); trap 'rm -rf "$ctl" "$ctl_b"' EXIT
 cp -r "$ctl/." "$ctl_b/"
 echo "a 10.78.0.1 10.78.0.2" >"$ctl/host"
 echo "b 10.78.0.2 10.78.0.1" >"$ctl_b/host"
+# QEMU leaves Nagle's algorithm on for the link's TCP connection: a frame
+# right behind another (an RDMA ACK, then the next request) waits for the
+# first one's acknowledgment, some 20 ms a hop. A preloaded shim sets
+# TCP_NODELAY on every TCP socket QEMU connects or accepts; built once,
+# with the initramfs.
+nodelay=$kdir/riomesh-nodelay.so
+if [[ ! -s $nodelay || $0 -nt $nodelay ]]; then
+  command -v cc >/dev/null || die "cc missing (run tools/deps.sh)"
+  cat >"$ctl/nodelay.c" <<'SHIM'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+static void nodelay(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+int connect(int fd, const struct sockaddr* a, socklen_t n) {
+  int (*real)(int, const struct sockaddr*, socklen_t) = dlsym(RTLD_NEXT, "connect");
+  int rc = real(fd, a, n);
+  nodelay(fd);
+  return rc;
+}
+int accept4(int fd, struct sockaddr* a, socklen_t* n, int flags) {
+  int (*real)(int, struct sockaddr*, socklen_t*, int) = dlsym(RTLD_NEXT, "accept4");
+  int rc = real(fd, a, n, flags);
+  if (rc >= 0)
+    nodelay(rc);
+  return rc;
+}
+int accept(int fd, struct sockaddr* a, socklen_t* n) {
+  return accept4(fd, a, n, 0);
+}
+SHIM
+  cc -shared -fPIC -O2 -o "$nodelay.tmp" "$ctl/nodelay.c" -ldl && mv "$nodelay.tmp" "$nodelay" ||
+    die "cannot build the TCP_NODELAY shim"
+fi
 nic() {  # nic MAC_END listen|connect
   echo -netdev "socket,id=link,$2=127.0.0.1:$port" \
     -device "virtio-net-pci,netdev=link,mac=52:54:00:78:00:$1,host_mtu=9000"
@@ -229,6 +267,7 @@ qemu_args "$ctl" $(nic 01 listen); args_a=("${args[@]}")
 # shellcheck disable=SC2046
 qemu_args "$ctl_b" $(nic 02 connect); args_b=("${args[@]}")
 qa=0 qb=0
+export LD_PRELOAD=$nodelay${LD_PRELOAD:+:$LD_PRELOAD}
 { timeout "$timeout_s" qemu-system-x86_64 "${args_a[@]}" </dev/null || echo $? >"$ctl.qemu"; } |
   sed -u 's/^/[host a] /' &
 # Host b dials host a's end of the link: once it listens.

@@ -8,9 +8,11 @@
 //   actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv FILE] [--png FILE]
 //               [--policy sharing|stealing] [--threads N] [--polling-us N] [--dmabuf]
 //               [--gather N] [--encrypt] [--counters] [--handler-limit-us N]
-//               [--max-polling-us N]
+//               [--max-polling-us N] [--servers-at HOST:PORT]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
+//   actor_bench agent PORT                        (on the servers' host)
+//   actor_bench relay HOST PORT COMMAND...        (remote.hpp)
 //
 // --quick runs every kind of case with tiny counts: it checks that the
 // suite runs (CI does), its figures mean nothing. --policy and --threads
@@ -25,9 +27,14 @@
 // (channel.encrypt: on), against the same in the clear. --counters
 // has every riomesh process print, on stderr as it ends, its hand-offs
 // and its I/O thread's wakes, rings and spins per message delivered;
+// --servers-at runs every server on another host, through the agent
+// there (`actor_bench agent PORT`), and the clients here: riomesh on rdma
+// and the rdma tools across a link; CAF and raw TCP, which serve on
+// loopback, are left out.
 // --handler-limit-us sets riomesh's runtime.io_handler_limit,
 // --max-polling-us its channel.max_polling_time.
 #include "measure.hpp"
+#include "remote.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 
@@ -76,6 +83,10 @@ int main(int argc, char** argv) {
     return serve(argv[2], std::stoi(argv[3]));
   if (argc >= 8 && std::strcmp(argv[1], "drive") == 0)
     return drive(argv + 2);
+  if (argc >= 3 && std::strcmp(argv[1], "agent") == 0)
+    return agent(std::stoi(argv[2]));
+  if (argc >= 5 && std::strcmp(argv[1], "relay") == 0)
+    return relay(argv[2], argv[3], argv + 4);
   // A child that dies must not take the bench with it.
   std::signal(SIGPIPE, SIG_IGN);
   settings s;
@@ -112,15 +123,19 @@ int main(int argc, char** argv) {
       ::setenv("ACTOR_BENCH_MAX_POLLING_US", argv[++i], 1);
     } else if (a == "--counters") {
       ::setenv("ACTOR_BENCH_COUNTERS", "1", 1);
+    } else if (a == "--servers-at" && i + 1 < argc) {
+      ::setenv("ACTOR_BENCH_SERVERS_AT", argv[++i], 1);  // HOST:PORT of an agent there
     } else {
       std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
                    "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N] "
                    "[--dmabuf] [--gather N] [--encrypt] [--counters] [--handler-limit-us N] "
-                   "[--max-polling-us N]\n";
+                   "[--max-polling-us N] [--servers-at HOST:PORT]\n";
       return 2;
     }
   }
   s.self = argv[0];
+  // The relay runs servers as this program, by this path, on the other host.
+  ::setenv("ACTOR_BENCH_SELF", argv[0], 1);
   auto rows = run_all(s);
   print_tables(rows, std::cout);
   if (!s.csv.empty())

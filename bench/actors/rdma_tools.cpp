@@ -4,8 +4,10 @@
 //   riostream    rsockets with riowrite, the zero-copy extension
 //   ib_write     perftest's ib_write_bw / ib_write_lat: bare RDMA writes,
 //                the floor of the device
-// Each runs as its own server and client on the VM's one soft-RoCE device.
+// Each runs as its own server and client on the VM's one soft-RoCE device,
+// or with --servers-at its server on the other host.
 #include "child.hpp"
+#include "remote.hpp"
 #include "runner.hpp"
 
 #include <unistd.h>
@@ -49,7 +51,7 @@ std::vector<std::string> run_pair(std::vector<std::string> server,
     argv.insert(argv.begin(), {"/usr/bin/timeout", "120"});
     return argv;
   };
-  child srv(bounded(server));
+  child srv(on_server_host(bounded(server)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::vector<std::string> out, ignored;
   child cl(bounded(client));
@@ -97,7 +99,7 @@ void set_rate(row& r, double msgs_per_s) {
 }
 
 bool run_rsocket(const std::string& tool, const job& j, row& r) {
-  auto addr = env_or("RIOMESH_RDMA_ADDR", "");
+  auto addr = server_address();
   bool rtt = round_trips(j);
   auto port = std::to_string(next_port());
   // Round trips: one transfer per iteration; streams: count transfers
@@ -119,7 +121,7 @@ bool run_rsocket(const std::string& tool, const job& j, row& r) {
 }
 
 bool run_perftest(const job& j, row& r) {
-  auto addr = env_or("RIOMESH_RDMA_ADDR", "");
+  auto addr = server_address();
   auto dev = env_or("RIOMESH_RDMA_DEVICE", "rxe0");
   bool rtt = round_trips(j);
   auto tool = rtt ? "ib_write_lat" : "ib_write_bw";

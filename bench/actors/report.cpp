@@ -1,4 +1,5 @@
 #include "report.hpp"
+#include "remote.hpp"
 
 #include <cstdarg>
 #include <cstdio>
@@ -34,8 +35,11 @@ double cpu_us(const row* r) {
 void pairs(const case_rows& cases, std::ostream& out) {
   const char* rdma = std::getenv("RIOMESH_RDMA_ADDR");
   out << "\nThroughput, two processes"
-      << (rdma ? " (riomesh on rdma at " + std::string{rdma} + ", caf and raw over TCP on loopback)"
-               : std::string{" on loopback"})
+      << (servers_remote() ? " (riomesh on rdma, clients at " + std::string{rdma ? rdma : "?"} +
+                                 ", servers at " + server_address() + ", across a link)"
+          : rdma
+              ? " (riomesh on rdma at " + std::string{rdma} + ", caf and raw over TCP on loopback)"
+              : std::string{" on loopback"})
       << " (median of the runs)\n"
       << "one-way: no answer per message, at most 64 MiB (4..512 messages) unacknowledged;\n"
       << "window: 16 requests open (128 at 8 B), each answered (raw tcp: an 8-byte answer per "
@@ -120,7 +124,8 @@ void rdma(const case_rows& cases, std::ostream& out) {
     any = any || find(by, "rstream") || find(by, "ib_write");
   if (!any)
     return;
-  out << "\nOn rdma in this VM, riomesh's typed messages against rsockets and bare RDMA writes\n"
+  out << (servers_remote() ? "\nOn rdma across the link between two hosts" : "\nOn rdma in this VM")
+      << ", riomesh's typed messages against rsockets and bare RDMA writes\n"
       << "(rstream/riostream: one-way transfers; round trips: rstream's mean, perftest's "
          "typical)\n"
       << line("%-16s %11s %11s %11s %11s %10s %10s\n", "case", "riomesh", "rstream", "riostream",

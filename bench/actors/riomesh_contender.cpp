@@ -7,6 +7,7 @@
 #include "measure.hpp"
 #include "oneway_driver.hpp"
 #include "process_io.hpp"
+#include "remote.hpp"
 #include "window_driver.hpp"
 
 #include <riomesh/buffer_inspect.hpp>
@@ -62,7 +63,7 @@ riomesh::config::settings node(const std::string& name, const ports& peers,
   if (const char* host = std::getenv("RIOMESH_RDMA_ADDR"))
     s.node.listen.host = host;  // in the VM: the address rxe serves
   for (std::size_t i = 0; i < peers.size(); ++i)
-    s.cluster.peers.push_back({server_name(i), {s.node.listen.host, peers[i]}});
+    s.cluster.peers.push_back({server_name(i), {server_address(), peers[i]}});
   // Authenticated, as a deployment off loopback must be (in the VM, too);
   // the handshake is all it costs.
   s.cluster.secret = "actor-bench: both sides are this program";

@@ -2,6 +2,7 @@
 
 #include "../size_name.hpp"
 #include "child.hpp"
+#include "remote.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -70,8 +71,8 @@ bool run_once(const settings& s, const std::string& kind, row& r) {
   std::vector<std::unique_ptr<child>> servers, clients;
   std::string ports, word;
   for (int i = 0; i < c.servers; ++i) {
-    servers.push_back(std::make_unique<child>(
-        std::vector<std::string>{s.self, "serve", kind, std::to_string(i)}));
+    servers.push_back(
+        std::make_unique<child>(on_server_host({s.self, "serve", kind, std::to_string(i)})));
     if (!servers.back()->await("ready ", word)) {
       std::cerr << "actor_bench: a " << kind << " server did not start\n";
       return false;
@@ -184,6 +185,8 @@ std::vector<row> run_all(const settings& s) {
   bool vm = std::getenv("RIOMESH_RDMA_ADDR") != nullptr;
   std::vector<std::pair<case_spec, std::vector<std::string>>> plan;
   std::vector<std::string> contenders{"riomesh", "caf", "raw"};
+  if (servers_remote())
+    contenders = {"riomesh"};  // CAF and raw TCP serve on loopback only
   if (s.dmabuf)
     contenders.insert(contenders.begin() + 1, "riomesh-dmabuf");
   if (s.gather)
