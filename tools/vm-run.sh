@@ -137,6 +137,9 @@ export -p | grep -vE '^declare -x (BASH_[A-Z_]*|SHLVL|OLDPWD|PWD|_)=' >"$ctl/env
 printf '%q ' "$@" >"$ctl/cmd"
 cat >"$ctl/stage2" <<'STAGE2'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Milestones on the console (shown when a VM times out): how far it got.
+milestone() { echo "vm-run: $*" >/dev/ttyS0 2>/dev/null || true; }
+milestone "booted"
 # rdma_rxe computes its ICRC with the "crc32" crypto algorithm but does not
 # depend on the module that provides it: load it first.
 modprobe -a crc32_generic ib_uverbs rdma_ucm rdma_rxe
@@ -167,6 +170,7 @@ if [[ -s /run/vm/host ]]; then
   vm-power-off() { echo "${1:-0}" >/run/vm/rc; sync; echo o >/proc/sysrq-trigger; sleep 10; }
   export -f vm-power-off
 fi
+milestone "network and rxe0 set up ($(rdma link 2>&1 | tr '\n' ' ')); running the command"
 cd "$(cat /run/vm/cwd)"
 eval "$(cat /run/vm/cmd)"
 echo $? >/run/vm/rc

@@ -86,6 +86,8 @@ void engine::post(work w, posted_wr record) {
     ++reads_in_flight_;
   else if (reads_in_flight_ > 0)
     w.fence = true;
+  record.bytes =
+      w.kind == work_kind::fetch_add || w.kind == work_kind::compare_swap ? 8 : w.length();
   w.wr_id = queue_.post(record);
   work_.push_back(w);
 }

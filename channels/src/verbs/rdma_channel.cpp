@@ -551,6 +551,18 @@ void rdma_channel::keepalive() {
   post_work();
 }
 
+namespace {
+
+// The longest a live peer's device may take to take in `bytes`: at 8 MiB/s,
+// a sixth of what soft-RoCE moves under emulation, so that one large
+// write (64 MiB) is never taken for a vanished peer.
+std::chrono::nanoseconds wire_time_floor(std::uint64_t bytes) {
+  constexpr std::uint64_t floor_bytes_per_second = 8ull << 20;
+  return std::chrono::nanoseconds(bytes * 1'000'000'000ull / floor_bytes_per_second);
+}
+
+}  // namespace
+
 void rdma_channel::tick(std::chrono::steady_clock::time_point now) {
   if (eng_->closed())
     return;
@@ -559,23 +571,26 @@ void rdma_channel::tick(std::chrono::steady_clock::time_point now) {
     return eng_->fail("the peer did not complete the connection within " +
                       std::to_string(params_.timeout_ms) + " ms of our accepting it");
   // Each keepalive is a work request the peer's device must acknowledge.
-  // Where the peer vanished, the device retries until its retry count
-  // ends it, or, where the peer's side answers without accepting (a new
-  // queue pair with the old number after a link came back), forever: the
-  // oldest request outliving the peer timeout ends it here either way.
-  auto oldest = eng_->oldest_posted();
-  if (!oldest)
+  // Where the peer vanished, rxe was seen retrying it for minutes without
+  // failing it: the oldest request outliving the peer timeout, plus the
+  // time its bytes take at a floor rate, ends the connection here.
+  const auto* oldest = eng_->oldest_posted();
+  if (!oldest) {
     oldest_wr_.reset();
-  else if (!oldest_wr_ || oldest_wr_->first != *oldest)
-    oldest_wr_.emplace(*oldest, now);
-  else if (params_.peer_timeout.count() > 0 && now - oldest_wr_->second > params_.peer_timeout) {
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - oldest_wr_->second);
-    return eng_->fail(
-        "the peer's device acknowledged nothing for " + std::to_string(ms.count()) +
-        " ms (peer_timeout " +
-        std::to_string(
-            std::chrono::duration_cast<std::chrono::milliseconds>(params_.peer_timeout).count()) +
-        " ms)");
+  } else if (!oldest_wr_ || oldest_wr_->first != oldest->wr_id) {
+    oldest_wr_.emplace(oldest->wr_id, now);
+  } else if (params_.peer_timeout.count() > 0) {
+    auto allowed = params_.peer_timeout + wire_time_floor(oldest->bytes);
+    if (now - oldest_wr_->second > allowed) {
+      auto ms = [](auto d) {
+        return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+      };
+      return eng_->fail("the peer's device acknowledged nothing for " +
+                        ms(now - oldest_wr_->second) + " ms (peer_timeout " +
+                        ms(params_.peer_timeout) + " ms, plus " +
+                        ms(wire_time_floor(oldest->bytes)) + " ms for the " +
+                        std::to_string(oldest->bytes) + " bytes of the request it waits on)");
+    }
   }
   if (params_.keepalive.count() <= 0)
     return;

@@ -111,8 +111,8 @@ class engine {
   bool can_send() const;
   // Nothing posted is still waiting for its completion, nothing is queued.
   bool drained() const { return queue_.empty() && !pending_ctrl_ && !iomaps_.has_pending(); }
-  // The oldest posted work request without its completion yet, if any.
-  std::optional<std::uint64_t> oldest_posted() const { return queue_.oldest(); }
+  // The oldest posted work request without its completion yet; null if none.
+  const posted_wr* oldest_posted() const { return queue_.oldest(); }
   engine_state state() const;
   const params& parameters() const { return params_; }
 

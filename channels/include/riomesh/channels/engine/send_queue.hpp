@@ -29,6 +29,7 @@ struct posted_wr {
   std::uint64_t token_bytes = 0;
   bool last = false;
   std::uint32_t ctrl_code = 0;
+  std::uint64_t bytes = 0;  // what the request moves: its time on the wire
 };
 
 class send_queue {
@@ -42,10 +43,8 @@ class send_queue {
   std::uint32_t control_in_flight() const { return control_in_flight_; }
   std::uint64_t control_posted() const { return control_posted_; }
   bool empty() const { return posted_.empty(); }
-  // The oldest request still waiting for its completion.
-  std::optional<std::uint64_t> oldest() const {
-    return posted_.empty() ? std::nullopt : std::optional<std::uint64_t>{posted_.front().wr_id};
-  }
+  // The oldest request still waiting for its completion; null if none.
+  const posted_wr* oldest() const { return posted_.empty() ? nullptr : &posted_.front(); }
 
   static bool is_control(wr_role role) {
     return role == wr_role::credit || role == wr_role::ctrl || role == wr_role::keepalive;
