@@ -10,7 +10,7 @@ bench=$build/bench/actor_bench
 flags=${RIOMESH_TWOHOST_FLAGS:?run through tests/twohost/two_hosts.sh}
 port=7399
 if [[ $RIOMESH_VM_HOST == a ]]; then
-  "$bench" agent $port >/dev/null & agent=$!
+  "$bench" agent "$RIOMESH_RDMA_ADDR" $port >/dev/null & agent=$!
   # Serving until host b is done.
   while [[ ! -e $flags/b ]]; do sleep 0.5; done
   kill $agent

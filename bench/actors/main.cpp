@@ -11,7 +11,7 @@
 //               [--max-polling-us N] [--servers-at HOST:PORT]
 //   actor_bench serve KIND INDEX                  (a server, for the bench)
 //   actor_bench drive KIND PORT[,PORT...] PATTERN SIZE COUNT WINDOW
-//   actor_bench agent PORT                        (on the servers' host)
+//   actor_bench agent ADDRESS PORT                (on the servers' host)
 //   actor_bench relay HOST PORT COMMAND...        (remote.hpp)
 //
 // --quick runs every kind of case with tiny counts: it checks that the
@@ -28,7 +28,7 @@
 // has every riomesh process print, on stderr as it ends, its hand-offs
 // and its I/O thread's wakes, rings and spins per message delivered;
 // --servers-at runs every server on another host, through the agent
-// there (`actor_bench agent PORT`), and the clients here: riomesh on rdma
+// there (`actor_bench agent ADDRESS PORT`), and the clients here: riomesh on rdma
 // and the rdma tools across a link; CAF and raw TCP, which serve on
 // loopback, are left out.
 // --handler-limit-us sets riomesh's runtime.io_handler_limit,
@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
     return serve(argv[2], std::stoi(argv[3]));
   if (argc >= 8 && std::strcmp(argv[1], "drive") == 0)
     return drive(argv + 2);
-  if (argc >= 3 && std::strcmp(argv[1], "agent") == 0)
-    return agent(std::stoi(argv[2]));
+  if (argc >= 4 && std::strcmp(argv[1], "agent") == 0)
+    return agent(argv[2], std::stoi(argv[3]), argv[0]);
   if (argc >= 5 && std::strcmp(argv[1], "relay") == 0)
     return relay(argv[2], argv[3], argv + 4);
   // A child that dies must not take the bench with it.

@@ -1,5 +1,6 @@
 #include "remote.hpp"
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -36,11 +37,32 @@ bool write_all(int fd, const char* p, std::size_t n) {
   return true;
 }
 
+// What the agent runs, and nothing else: a server of this bench, or one
+// of the rdma tools, optionally under env (the bench's own ACTOR_BENCH_*
+// settings) and timeout. Whoever reaches the port gets no shell.
+bool allowed(const std::vector<std::string>& words, const std::string& self) {
+  std::size_t i = 0;
+  if (i < words.size() && words[i] == "/usr/bin/env")
+    for (++i; i < words.size() && words[i].rfind("ACTOR_BENCH_", 0) == 0; ++i) {
+    }
+  if (i + 1 < words.size() && words[i] == "/usr/bin/timeout")
+    i += 2;
+  if (i >= words.size())
+    return false;
+  if (words[i] == self)
+    return i + 1 < words.size() && words[i + 1] == "serve";
+  for (const char* tool : {"rstream", "riostream", "ib_write_bw", "ib_write_lat"})
+    if (words[i] == tool)
+      return true;
+  return false;
+}
+
 // Runs the command the connection names, as the connection's own process.
-[[noreturn]] void serve_connection(int fd) {
+[[noreturn]] void serve_connection(int fd, const std::string& self) {
+  constexpr std::size_t max_line = 4096;  // a command line of ours is far shorter
   std::string line;
   char c = 0;
-  while (::read(fd, &c, 1) == 1 && c != '\n')
+  while (line.size() < max_line && ::read(fd, &c, 1) == 1 && c != '\n')
     line += c;
   if (line.empty())  // a probe of whether the agent is up
     ::_exit(0);
@@ -49,6 +71,10 @@ bool write_all(int fd, const char* p, std::size_t n) {
   for (std::size_t at; (at = line.find(separator, start)) != std::string::npos; start = at + 1)
     words.push_back(line.substr(start, at - start));
   words.push_back(line.substr(start));
+  if (line.size() >= max_line || !allowed(words, self)) {
+    std::fprintf(stderr, "actor_bench agent: refused a command that is none of the bench's\n");
+    ::_exit(126);
+  }
   std::vector<char*> args;
   for (auto& w : words)
     args.push_back(w.data());
@@ -63,7 +89,7 @@ bool write_all(int fd, const char* p, std::size_t n) {
 
 }  // namespace
 
-int agent(int port) {
+int agent(const std::string& address, int port, const std::string& self) {
   ::signal(SIGCHLD, SIG_IGN);  // commands are reaped as they end
   int s = ::socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
@@ -71,11 +97,15 @@ int agent(int port) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1) {
+    std::fprintf(stderr, "actor_bench agent: '%s' is not an IPv4 address\n", address.c_str());
+    return 2;
+  }
   if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 16) != 0) {
     std::perror("actor_bench agent: listen");
     return 1;
   }
-  std::printf("agent listening on port %d\n", port);
+  std::printf("agent listening on %s:%d\n", address.c_str(), port);
   std::fflush(stdout);
   for (;;) {
     int fd = ::accept(s, nullptr, nullptr);
@@ -83,7 +113,7 @@ int agent(int port) {
       continue;
     if (::fork() == 0) {
       ::close(s);
-      serve_connection(fd);
+      serve_connection(fd, self);
     }
     ::close(fd);
   }

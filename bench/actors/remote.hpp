@@ -4,6 +4,8 @@
 // `nc -l -e` does, kept inside the bench); here, `actor_bench relay HOST
 // PORT ARGV...` stands in for that command as a child process: its stdin
 // goes to the far command, the far command's stdout comes out of it.
+// Bench infrastructure for a test network: the agent authenticates no one,
+// so it runs nothing but the bench's own servers.
 // --servers-at HOST:PORT (env ACTOR_BENCH_SERVERS_AT) turns it on.
 #pragma once
 
@@ -12,7 +14,9 @@
 
 namespace bench {
 
-int agent(int port);
+// Listens on ADDRESS:PORT; runs only this bench's servers (`self serve
+// ...`) and the rdma tools, whoever asks.
+int agent(const std::string& address, int port, const std::string& self);
 int relay(const std::string& host, const std::string& port, char** argv);
 
 // `argv`, to run where the servers run: through the relay to the agent

@@ -3,6 +3,7 @@
 // field of its own, so that a collector finds a peer's whole story with a
 // filter instead of a pattern over sentences.
 #include <node_process.hpp>
+#include <process_lines.hpp>
 #include <temp_folder.hpp>
 
 #include <doctest/doctest.h>
@@ -17,37 +18,13 @@
 #include <vector>
 
 using pubsub::launch::node_process;
+using riomesh::test::joined;
+using riomesh::test::wait_line;
 using namespace std::chrono_literals;
 
 namespace {
 
 const std::string bin = RIOMESH_BINARY_DIR;
-
-// Every line `p` writes, kept in `seen`, until one matches `pattern` (its
-// first group returned) or 30 s pass ("").
-std::string wait_for(node_process& p, const std::regex& pattern, std::vector<std::string>& seen) {
-  auto until = std::chrono::steady_clock::now() + 30s;
-  std::size_t looked = 0;
-  for (;;) {
-    for (; looked < seen.size(); ++looked) {
-      std::smatch m;
-      if (std::regex_search(seen[looked], m, pattern))
-        return m.size() > 1 ? m[1].str() : m[0].str();
-    }
-    if (std::chrono::steady_clock::now() >= until)
-      return {};
-    for (auto& l : p.read_lines())
-      seen.push_back(std::move(l));
-    std::this_thread::sleep_for(10ms);
-  }
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines)
-    out += l + "\n";
-  return out;
-}
 
 }  // namespace
 
@@ -63,7 +40,7 @@ TEST_CASE("logs: a node's json lines name the peer and the event in fields of th
   node_process a("node-a", {bin + "/tools/riomesh-node", "--config", node_yaml("node-a", "[]")});
   a.start();
   std::vector<std::string> a_log, b_log;
-  auto port = wait_for(
+  auto port = wait_line(
       a, std::regex{R"re("event":"listening","fields":\{"address":"127\.0\.0\.1:(\d+)")re"}, a_log);
   REQUIRE_MESSAGE(!port.empty(), "node-a did not say where it listens:\n" << joined(a_log));
   node_process b("node-b",
@@ -71,18 +48,18 @@ TEST_CASE("logs: a node's json lines name the peer and the event in fields of th
                   node_yaml("node-b", "[{name: node-a, address: '127.0.0.1:" + port + "'}]")});
   b.start();
   CHECK_FALSE(
-      wait_for(a, std::regex{R"re("event":"peer_connected","peer":"node-b")re"}, a_log).empty());
+      wait_line(a, std::regex{R"re("event":"peer_connected","peer":"node-b")re"}, a_log).empty());
   CHECK_FALSE(
-      wait_for(b, std::regex{R"re("event":"peer_connected","peer":"node-a")re"}, b_log).empty());
+      wait_line(b, std::regex{R"re("event":"peer_connected","peer":"node-a")re"}, b_log).empty());
   b.signal(SIGTERM);
   // Left, not lost: it said goodbye. The reason is a field too.
   CHECK_FALSE(
-      wait_for(a, std::regex{R"re("event":"peer_left","peer":"node-b","fields":\{"reason":")re"},
-               a_log)
+      wait_line(a, std::regex{R"re("event":"peer_left","peer":"node-b","fields":\{"reason":")re"},
+                a_log)
           .empty());
-  CHECK_FALSE(wait_for(b, std::regex{R"re("event":"stopped")re"}, b_log).empty());
+  CHECK_FALSE(wait_line(b, std::regex{R"re("event":"stopped")re"}, b_log).empty());
   a.signal(SIGTERM);
-  CHECK_FALSE(wait_for(a, std::regex{R"re("event":"stopped")re"}, a_log).empty());
+  CHECK_FALSE(wait_line(a, std::regex{R"re("event":"stopped")re"}, a_log).empty());
   // Every line of both, start to end, is one object of the documented shape.
   std::regex shape{
       R"re(\{"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","level":"(debug|info|warn)",)re"

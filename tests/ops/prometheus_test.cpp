@@ -3,6 +3,7 @@
 // target is up (so the exposition text parsed), the series are there with
 // their peers as labels, and the message counters grow between scrapes.
 #include <node_process.hpp>
+#include <process_lines.hpp>
 #include <temp_folder.hpp>
 
 #include <riomesh/config/secret_file.hpp>
@@ -26,38 +27,14 @@
 #include <vector>
 
 using pubsub::launch::node_process;
+using riomesh::test::joined;
+using riomesh::test::wait_line;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string bin = RIOMESH_BINARY_DIR;
-
-// The first group of the first line of `p`'s output (all of it kept in
-// `seen`, one line each) that matches `pattern`; "" after 30 s.
-std::string wait_match(node_process& p, const std::regex& pattern, std::vector<std::string>& seen) {
-  auto until = std::chrono::steady_clock::now() + 30s;
-  std::size_t looked = 0;
-  for (;;) {
-    for (; looked < seen.size(); ++looked) {
-      std::smatch m;
-      if (std::regex_search(seen[looked], m, pattern))
-        return m[1];
-    }
-    if (std::chrono::steady_clock::now() >= until)
-      return {};
-    for (auto& l : p.read_lines())
-      seen.push_back(std::move(l));
-    std::this_thread::sleep_for(10ms);
-  }
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines)
-    out += l + "\n";
-  return out;
-}
 
 struct started_node {
   std::unique_ptr<node_process> process;
@@ -72,8 +49,8 @@ started_node start(const fs::path& dir, const std::string& name, const std::stri
   n.process = std::make_unique<node_process>(
       name, std::vector<std::string>{bin + "/tools/riomesh-node", "--config", file.string()});
   n.process->start();
-  n.listen_port = wait_match(*n.process, std::regex{"listening on 127\\.0\\.0\\.1:(\\d+)"}, n.log);
-  n.metrics = wait_match(*n.process, std::regex{"metrics at http://([0-9.:]+)/metrics"}, n.log);
+  n.listen_port = wait_line(*n.process, std::regex{"listening on 127\\.0\\.0\\.1:(\\d+)"}, n.log);
+  n.metrics = wait_line(*n.process, std::regex{"metrics at http://([0-9.:]+)/metrics"}, n.log);
   REQUIRE_MESSAGE(!n.metrics.empty(), name << " did not serve metrics:\n" << joined(n.log));
   return n;
 }
@@ -157,7 +134,7 @@ TEST_CASE("prometheus: the real server scrapes a three-node cluster and its seri
                           "--web.listen-address=127.0.0.1:" + std::to_string(p)});
     server->start();
     std::regex ready{"(Server is ready to receive web requests|Error starting web server)"};
-    if (wait_match(*server, ready, server_log) == "Server is ready to receive web requests")
+    if (wait_line(*server, ready, server_log) == "Server is ready to receive web requests")
       port = p;
     else
       server->signal(SIGKILL);

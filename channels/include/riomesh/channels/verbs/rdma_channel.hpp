@@ -34,8 +34,9 @@ struct rdma_params {
   std::size_t send_ring = 128 * 1024;
   int timeout_ms = 5000;  // address, route and connection setup
   std::chrono::nanoseconds keepalive = std::chrono::seconds(1);  // 0: never
-  // A work request the transport has not completed within this ends the
-  // connection (0: never): the peer is gone, whatever the device says.
+  // A work request the transport has not completed within this, plus its
+  // bytes' time at 8 MiB/s, ends the connection (0: never): the peer is
+  // gone, whatever the device says.
   std::chrono::nanoseconds peer_timeout = std::chrono::seconds(5);
   std::string device;  // empty: whichever device routes to the address
   // RDMA READs and atomics to allow in flight each way (responder
