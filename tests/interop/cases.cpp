@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include <sys/resource.h>
@@ -253,12 +254,23 @@ bool late_shutter(peer_api& api) {
 bool late_answerer(peer_api& api) {
   std::vector<unsigned char> in(first_bytes + late_bytes + 1);
   std::size_t got = 0;
-  for (long r; (r = api.recv_some(in.data() + got, in.size() - got)) != 0;) {
+  // Stops for a while where the ring (128 KiB by default on both sides)
+  // has room for all the rest: the rest, the SHUTDOWN and the late bytes
+  // then arrive together, and the late bytes are taken in behind unread
+  // ones. A reader that dropped them from the wrong end lost stream bytes
+  // instead (seen across two hosts).
+  constexpr std::size_t pause_at = 192 * 1024;
+  for (long r;;) {
+    std::size_t room = got < pause_at ? pause_at - got : in.size() - got;
+    if ((r = api.recv_some(in.data() + got, room)) == 0)
+      break;
     if (r < 0)
       return fail(api, "recv before end of stream");
     got += static_cast<std::size_t>(r);
     if (got > first_bytes + late_bytes)
       return fail(api, "more bytes than were sent");
+    if (got == pause_at)
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
   if (got < first_bytes || first_difference(in.data(), first_bytes, 4) != first_bytes)
     return fail(api, "stream cut short or changed: " + std::to_string(got) + " bytes");

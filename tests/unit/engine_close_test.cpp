@@ -104,6 +104,33 @@ TEST_CASE("DATA after the peer's SHUTDOWN (librdmacm lets rsend do it): dropped 
   CHECK(t.eng.closed());
 }
 
+TEST_CASE("late DATA behind unread bytes: the reader gets the stream whole, then the end") {
+  // Found across two hosts: the late bytes were dropped from the head of
+  // the window, so the reader lost the stream's unread bytes instead.
+  lone_engine t;
+  t.take();
+  t.data(0, 4, 'a');
+  t.data(4, 2, 'b');
+  t.imm(0xe0000002u);
+  auto consumed = t.eng.state().consumed;
+  t.data(6, 3, 'z');  // late
+  CHECK(t.eng.state().late_bytes == 3);
+  CHECK(t.eng.readable_bytes() == 6);
+  unsigned char out[16] = {};
+  auto r = t.eng.recv(out, 5);
+  REQUIRE(r.bytes == 5);
+  CHECK(std::string(reinterpret_cast<char*>(out), 5) == "aaaab");
+  CHECK(t.eng.state().consumed == static_cast<std::uint16_t>(consumed + 1));
+  r = t.eng.recv(out, 16);
+  REQUIRE(r.bytes == 1);
+  CHECK(out[0] == 'b');
+  // The late message went with the last readable byte: space and credit back.
+  CHECK(t.eng.state().consumed == static_cast<std::uint16_t>(consumed + 3));
+  CHECK(t.eng.readable_bytes() == 0);
+  CHECK(t.eng.recv(out, 16).st == status::eof);
+  CHECK_FALSE(t.eng.closed());
+}
+
 TEST_CASE("the peer's DISCONNECT: closed for sending, queued bytes still readable") {
   lone_engine t;
   t.take();

@@ -98,16 +98,16 @@ void engine::on_data(std::uint32_t length, std::uint32_t byte_len) {
     return protocol_error("DATA immediate says " + std::to_string(length) +
                           " bytes, the write carried " + std::to_string(byte_len));
   bool was_empty = window_.empty();
-  auto problem = window_.accept(length);
+  // librdmacm lets rsend go on after its own rshutdown(SHUT_WR) while it
+  // holds credits. The stream ended at the SHUTDOWN, so these bytes cannot
+  // be delivered, but it is not broken either: they are counted, and
+  // dropped (space and credit given back) once the bytes before them have
+  // been read; whatever we still send the peer goes on.
+  bool late = !peer_sending_;
+  auto problem = window_.accept(length, late);
   if (!problem.empty())
     return protocol_error(problem);
-  if (!peer_sending_) {
-    // librdmacm lets rsend go on after its own rshutdown(SHUT_WR) while it
-    // holds credits. Our reader has seen the end of the stream already, so
-    // the bytes cannot be delivered, but the stream is not broken either:
-    // dropped, counted, their space and credit given back, and whatever we
-    // still send the peer goes on.
-    window_.consume(length);
+  if (late) {
     late_bytes_ += length;
     return;
   }

@@ -13,7 +13,7 @@ receive_window::receive_window(std::size_t ring_size, std::uint32_t credits)
       published_(ring_size / 2),
       next_credit_update_(static_cast<std::uint16_t>(credits / 2)) {}
 
-std::string receive_window::accept(std::uint32_t length) {
+std::string receive_window::accept(std::uint32_t length, bool late) {
   if (length == 0)
     return "zero-length DATA";
   if (messages_.size() >= credits_)
@@ -26,6 +26,10 @@ std::string receive_window::accept(std::uint32_t length) {
   received_ += length;
   queued_bytes_ += length;
   messages_.push_back(length);
+  if (late) {
+    late_bytes_ += length;
+    drop_late_when_reached();
+  }
   return {};
 }
 
@@ -42,6 +46,17 @@ void receive_window::consume(std::size_t n) {
     messages_.pop_front();
     ++consumed_;
   }
+  drop_late_when_reached();
+}
+
+// Late bytes sit behind everything readable; once nothing readable is left
+// ahead of them they are consumed whole, so the ring and credits flow back.
+void receive_window::drop_late_when_reached() {
+  if (late_bytes_ == 0 || queued_bytes_ != late_bytes_)
+    return;
+  late_bytes_ = 0;
+  while (!messages_.empty())
+    consume(messages_.front());
 }
 
 receive_window::update receive_window::due() const {

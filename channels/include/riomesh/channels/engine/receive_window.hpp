@@ -20,10 +20,13 @@ class receive_window {
   std::size_t half() const { return half_; }
 
   // An inbound DATA of `length` bytes: empty if acceptable, else why not.
-  std::string accept(std::uint32_t length);
+  // A `late` one (sent after the peer's SHUTDOWN) takes its space but is
+  // never read: it is handed back once the bytes before it have been read.
+  std::string accept(std::uint32_t length, bool late = false);
 
+  // Nothing left to read (late bytes never count).
   bool empty() const { return messages_.empty(); }
-  std::size_t queued_bytes() const { return queued_bytes_; }
+  std::size_t queued_bytes() const { return queued_bytes_ - late_bytes_; }
   std::size_t read_offset() const { return read_offset_; }
   // Bytes of the oldest message still unread; they are contiguous in the ring.
   std::size_t head_remaining() const { return messages_.empty() ? 0 : messages_.front(); }
@@ -44,11 +47,14 @@ class receive_window {
   std::uint64_t bytes_published() const { return published_; }
 
  private:
+  void drop_late_when_reached();
+
   std::size_t ring_size_ = 0;
   std::size_t half_ = 0;
   std::uint32_t credits_ = 0;
   std::deque<std::uint32_t> messages_;  // unread bytes of each unconsumed DATA
   std::size_t queued_bytes_ = 0;
+  std::size_t late_bytes_ = 0;  // at the tail of messages_, to drop unread
   std::size_t read_offset_ = 0;
   std::size_t freed_unpublished_ = 0;     // read and not yet handed back
   std::size_t next_half_ = 0;             // ring offset of the next half to publish
