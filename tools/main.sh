@@ -16,7 +16,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # whole output is in build.log, whose end is shown if it fails.
 log=$root/build.log
 echo "main: building riomesh in $root/build (output in $log)" >&2
-if ! "$root/tools/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo 2>&1 | tee "$log" |
+if ! "$root/tools/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" 2>&1 | tee "$log" |
   { last=-5; while IFS= read -r line; do
       if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] && ((SECONDS - last >= 5)); then
         last=$SECONDS

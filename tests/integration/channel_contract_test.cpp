@@ -5,15 +5,13 @@
 // RIOMESH_CHANNEL=rdma over soft-RoCE in the test VM.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "channel_kind.hpp"
+#include "peer_process.hpp"
 
 #include <drive.hpp>
 #include <pattern.hpp>
 
 #include <doctest/doctest.h>
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sstream>
@@ -32,44 +30,19 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// Our end of a connection to a peer process (peer_process.hpp).
 struct peer {
+  peer_process process;
   std::unique_ptr<channels::channel> ch;
-  pid_t pid = -1;
 
-  // The peer's exit code (the child's body returns 0 when all it saw was right).
-  int wait() {
-    int st = 0;
-    ::waitpid(pid, &st, 0);
-    pid = -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  }
-  peer() = default;
-  peer(peer&& o) noexcept : ch(std::move(o.ch)), pid(o.pid) { o.pid = -1; }
-  ~peer() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      wait();
-    }
-  }
+  int wait() { return process.wait(); }
+  void kill() { process.kill(); }
 };
 
-// Starts this program again as the peer that runs `spec` (see run_peer), and
-// returns our end of its connection. A fresh exec, not a fork: verbs state
-// (device contexts, queue mappings) belongs to the process that opened it.
+// Starts the peer that runs `spec` (see run_peer), and returns our end of
+// its connection.
 peer with_peer(channel_kind& kind, const std::string& spec) {
-  std::string where = kind.listen();
-  std::string peer_env = "RIOMESH_CONTRACT_PEER=" + spec;
-  std::string where_env = "RIOMESH_CONTRACT_AT=" + where;
-  std::vector<char*> env;
-  for (char** e = environ; *e; ++e)
-    env.push_back(*e);
-  env.push_back(peer_env.data());
-  env.push_back(where_env.data());
-  env.push_back(nullptr);
-  char self[] = "/proc/self/exe";
-  char* argv[] = {self, nullptr};
-  peer p;
-  REQUIRE(::posix_spawn(&p.pid, self, nullptr, nullptr, argv, env.data()) == 0);
+  peer p{peer_process::start(spec, kind.listen()), nullptr};
   p.ch = kind.accept(20s);
   REQUIRE_MESSAGE(p.ch, "the peer did not connect");
   return p;
@@ -307,7 +280,7 @@ TEST_CASE("contract: a peer killed mid-transfer leaves us closed with a reason, 
     auto p = with_peer(*kind, "flood");
     std::vector<unsigned char> buf(65536);
     REQUIRE(recv_all(*p.ch, buf.data(), buf.size()));
-    ::kill(p.pid, SIGKILL);
+    p.kill();
     auto start = std::chrono::steady_clock::now();
     bool closed = drive(*p.ch, [&] {
       while (p.ch->recv(buf.data(), buf.size()).bytes > 0) {
@@ -324,7 +297,7 @@ TEST_CASE("contract: a peer killed mid-transfer leaves us closed with a reason, 
     auto p = with_peer(*kind, "read-then-stall");
     std::vector<unsigned char> junk(1u << 20, 2);
     REQUIRE(send_all(*p.ch, junk.data(), 4096));
-    ::kill(p.pid, SIGKILL);
+    p.kill();
     p.wait();
     auto start = std::chrono::steady_clock::now();
     bool closed = drive(*p.ch, [&] {
@@ -350,5 +323,7 @@ int main(int argc, char** argv) {
     ::_exit(rc);  // skip static destructors: the test owns the terminal
   }
   doctest::Context context(argc, argv);
-  return context.run();
+  int rc = context.run();
+  peer_process::finish_remote();
+  return rc;
 }

@@ -40,10 +40,11 @@ class rdma : public channel_kind {
   const char* name() const override { return "rdma"; }
   std::string listen() override {
     std::string error;
-    listener_ = rdma_listener::listen({device_address(), 0}, params(), error);
+    auto address = listen_address(device_address());
+    listener_ = rdma_listener::listen({address, 0}, params(), error);
     if (!listener_)
       std::fprintf(stderr, "rdma listen: %s\n", error.c_str());
-    return listener_ ? std::to_string(listener_->port()) : "0";
+    return address + ":" + (listener_ ? std::to_string(listener_->port()) : "0");
   }
   std::unique_ptr<channels::channel> accept(std::chrono::milliseconds timeout) override {
     std::string error;
@@ -54,8 +55,8 @@ class rdma : public channel_kind {
   }
   std::unique_ptr<channels::channel> connect(const std::string& where) override {
     std::string error;
-    auto port = static_cast<std::uint16_t>(std::stoi(where));
-    auto ch = rdma_channel::connect({device_address(), port}, params(), error);
+    auto at = parse_where(where);
+    auto ch = rdma_channel::connect({at.address, at.port}, params(), error);
     if (!ch)
       std::fprintf(stderr, "rdma connect: %s\n", error.c_str());
     return ch;

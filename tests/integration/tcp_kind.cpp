@@ -21,9 +21,10 @@ class tcp : public channel_kind {
   }
   const char* name() const override { return "tcp"; }
   std::string listen() override {
-    auto s = listen_on({"127.0.0.1", 0});
+    auto address = listen_address("127.0.0.1");
+    auto s = listen_on({address, 0});
     listener_ = s.fd;
-    return std::to_string(local_port(s.fd));
+    return address + ":" + std::to_string(local_port(s.fd));
   }
   std::unique_ptr<channels::channel> accept(std::chrono::milliseconds timeout) override {
     pollfd p{listener_, POLLIN, 0};
@@ -36,8 +37,8 @@ class tcp : public channel_kind {
   }
   std::unique_ptr<channels::channel> connect(const std::string& where) override {
     std::string error;
-    auto port = static_cast<std::uint16_t>(std::stoi(where));
-    return tcp_channel::connect({"127.0.0.1", port}, {}, {}, error);
+    auto at = parse_where(where);
+    return tcp_channel::connect({at.address, at.port}, {}, {}, error);
   }
 
  private:
@@ -48,6 +49,16 @@ class tcp : public channel_kind {
 
 std::unique_ptr<channel_kind> tcp_kind() {
   return std::make_unique<tcp>();
+}
+
+std::string listen_address(const std::string& fallback) {
+  const char* a = std::getenv("RIOMESH_CONTRACT_ADDR");
+  return a && *a ? a : fallback;
+}
+
+where_to parse_where(const std::string& where) {
+  auto colon = where.rfind(':');
+  return {where.substr(0, colon), static_cast<std::uint16_t>(std::stoi(where.substr(colon + 1)))};
 }
 
 std::unique_ptr<channel_kind> kind_under_test() {

@@ -71,16 +71,6 @@ std::string key_file::public_text() const {
   return config::public_key_text(std::string(key.public_part().begin(), key.public_part().end()));
 }
 
-child_env::child_env(vars v) : set(std::move(v)) {
-  for (auto& [k, value] : set)
-    ::setenv(k.c_str(), value.c_str(), 1);
-}
-
-child_env::~child_env() {
-  for (auto& [k, value] : set)
-    ::unsetenv(k.c_str());
-}
-
 std::string setup_failure(const std::string& name, const config::endpoint& to,
                           const config::settings& like, const actors::node_identity& id) {
   try {

@@ -40,14 +40,6 @@ struct victim_scene {
   std::uint64_t round = 0;
 };
 
-// Environment variables for the runtime_peer children started in its scope.
-struct child_env {
-  using vars = std::vector<std::pair<std::string, std::string>>;
-  explicit child_env(vars v);
-  ~child_env();
-  vars set;
-};
-
 // A new node key, written where RUNTIME_PEER_KEY can find it (removed at
 // the end of its scope), and its public half as a keyring takes it.
 struct key_file {

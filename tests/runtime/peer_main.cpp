@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
   }
   if (const char* n = std::getenv("RUNTIME_PEER_MAX_SESSIONS"); n && *n)
     s.cluster.max_sessions = static_cast<std::uint32_t>(std::stoul(n));
+  if (const char* n = std::getenv("RUNTIME_PEER_TIMEOUT_MS"); n && *n)
+    s.channel.peer_timeout = std::chrono::milliseconds(std::stoul(n));
   if (const char* n = std::getenv("RUNTIME_PEER_ARENA"); n && *n)
     s.channel.arena = std::stoull(n);
   if (const char* n = std::getenv("RUNTIME_PEER_ARENA_BUDGET"); n && *n)

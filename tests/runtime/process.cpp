@@ -8,12 +8,23 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 extern char** environ;
 
 namespace riomesh::test {
+
+child_env::child_env(vars v) : set(std::move(v)) {
+  for (auto& [k, value] : set)
+    ::setenv(k.c_str(), value.c_str(), 1);
+}
+
+child_env::~child_env() {
+  for (auto& [k, value] : set)
+    ::unsetenv(k.c_str());
+}
 
 peer_process::peer_process(const std::vector<std::string>& args, const std::string& log_path)
     : peer_process(RIOMESH_BINARY_DIR "/tests/runtime/runtime_peer", args, log_path) {}

@@ -6,9 +6,19 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace riomesh::test {
+
+// Environment variables for the runtime_peer children started in its scope
+// (RUNTIME_PEER_*: peer_main.cpp reads them).
+struct child_env {
+  using vars = std::vector<std::pair<std::string, std::string>>;
+  explicit child_env(vars v);
+  ~child_env();
+  vars set;
+};
 
 class peer_process {
  public:

@@ -21,6 +21,9 @@
 #                          start, for FOR seconds (not with TWOHOST_NETEM)
 #   TWOHOST_POWER_OFF=AT   host b powered off AT seconds after its nodes start;
 #                          host a's launcher then judges alone (no flag awaited)
+# On rdma, after a cut each host must hold what it held before it (every
+# link set up again, nothing of the lost ones left: resources.sh), and
+# after a power-off host a must have given back what its links to b held.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 vm_seconds=$1 riomesh=$2 launcher=$3
@@ -53,12 +56,95 @@ if [[ -n ${TWOHOST_NETEM:-} ]]; then
   tc qdisc add dev eth0 root netem $TWOHOST_NETEM
   echo "host $RIOMESH_VM_HOST: $(tc qdisc show dev eth0)"
 fi
+# On rdma, after a cut or a power-off, what the lost connections held of
+# the kernel's (queue pairs, connection ids, descriptors) is given back.
+. "$here/resources.sh"
+on_a() { [[ ,$a_nodes, == *,$1,* ]]; }
+links=0  # connections across the link: every node but the broker dials it
+for n in pub-node sub-node-1 sub-node-2; do
+  if on_a "$n" && ! on_a broker || ! on_a "$n" && on_a broker; then links=$((links + 1)); fi
+done
+leak_checks=""
+[[ ${RIOMESH_FABRIC:-} != tcp && -n ${TWOHOST_CUT:-}${TWOHOST_POWER_OFF:-} ]] && leak_checks=1
+
+# Both hosts: the state once every link is up, then the same state again
+# after the cut (host b says when it ended: the link-back flag).
+check_cut() {
+  local before after
+  await_links || return
+  before=$(host_resources)
+  echo "host $RIOMESH_VM_HOST: before the cut: $before"
+  wait_for_flag "$flags/link-back" || return
+  if after=$(await_resources "$before" 40); then
+    echo "host $RIOMESH_VM_HOST: after the cut, as before: $after"
+  else
+    echo "host $RIOMESH_VM_HOST: FAIL: after the cut: $after; before it: $before"
+    touch "$flags/leak-$RIOMESH_VM_HOST"
+  fi
+}
+# Host a: once host b is powered off, its connections to b are gone and
+# with them their queue pairs, connection ids and descriptors.
+check_power_off() {
+  local before after c q f
+  await_links || return
+  before=$(host_resources)
+  echo "host a: before the power-off: $before"
+  read -r _ c _ q _ _ _ _ _ f <<<"$before"
+  wait_for_flag "$flags/power-off" || return
+  local until=$((SECONDS + 40)) ok=""
+  while ((SECONDS < until)); do
+    after=$(host_resources)
+    local ac aq aoq aoi af
+    read -r _ ac _ aq _ aoq _ aoi _ af <<<"$after"
+    if ((ac == c - links && aq == q - links && aoq == 0 && aoi == 0 && af <= f - links)); then
+      ok=1; break
+    fi
+    sleep 0.2
+  done
+  if [[ -n $ok ]]; then
+    echo "host a: after the power-off, the $links connections to host b given back: $after"
+  else
+    echo "host a: FAIL: after the power-off: $after; before it: $before ($links links)"
+    touch "$flags/leak-a"
+  fi
+}
+await_links() {
+  local until=$((SECONDS + 60))
+  until (($(connections_with "$RIOMESH_PEER_ADDR") == links)); do
+    ((SECONDS < until)) || { echo "host $RIOMESH_VM_HOST: FAIL: never $links links up"
+                             touch "$flags/leak-$RIOMESH_VM_HOST"; return 1; }
+    sleep 0.2
+  done
+}
+wait_for_flag() {
+  local until=$((SECONDS + 120))
+  until [[ -e $1 ]]; do
+    ((SECONDS < until)) || { echo "host $RIOMESH_VM_HOST: FAIL: no $1"
+                             touch "$flags/leak-$RIOMESH_VM_HOST"; return 1; }
+    sleep 0.2
+  done
+}
+# The launcher's code, or 1 if a check found a leak.
+judged() {
+  local rc=$1
+  wait
+  [[ -e $flags/leak-$RIOMESH_VM_HOST ]] && rc=1
+  return "$rc"
+}
+
+if [[ -n $leak_checks && -n ${TWOHOST_CUT:-} ]]; then check_cut & fi
+if [[ -n $leak_checks && -n ${TWOHOST_POWER_OFF:-} && $RIOMESH_VM_HOST == a ]]; then
+  check_power_off &
+fi
+
 case $RIOMESH_VM_HOST in
   a)
     await=(--await-flag "$flags/b")
     [[ -n ${TWOHOST_POWER_OFF:-} ]] && await=()
-    exec "$launcher" --place "$place" --only "$here_nodes" \
-      --finished-flag "$flags/a" "${await[@]}" "$@" ;;
+    rc=0
+    "$launcher" --place "$place" --only "$here_nodes" \
+      --finished-flag "$flags/a" "${await[@]}" "$@" || rc=$?
+    judged $rc ;;
   b)
     if [[ -n ${TWOHOST_CUT:-} ]]; then
       at=${TWOHOST_CUT%+*} for=${TWOHOST_CUT#*+}
@@ -67,14 +153,15 @@ case $RIOMESH_VM_HOST in
       # stays up, as when a cable between switches is pulled.
       (sleep "$at"; echo "host b: link cut for $for s"
        tc qdisc replace dev eth0 root netem loss 100%
-       sleep "$for"; tc qdisc del dev eth0 root; echo "host b: link back") &
+       sleep "$for"; tc qdisc del dev eth0 root; echo "host b: link back"
+       touch "$flags/link-back") &
     fi
     if [[ -n ${TWOHOST_POWER_OFF:-} ]]; then
-      (sleep "$TWOHOST_POWER_OFF"; echo "host b: power off"; vm-power-off 0) &
+      (sleep "$TWOHOST_POWER_OFF"; echo "host b: power off"; touch "$flags/power-off"
+       vm-power-off 0) &
     fi
+    rc=0
     "$launcher" --place "$place" --only "$here_nodes" \
-      --finished-flag "$flags/b" "$@"
-    rc=$?
-    wait
-    exit $rc ;;
+      --finished-flag "$flags/b" "$@" || rc=$?
+    judged $rc ;;
 esac
