@@ -67,10 +67,12 @@ done
 leak_checks=""
 [[ ${RIOMESH_FABRIC:-} != tcp && -n ${TWOHOST_CUT:-}${TWOHOST_POWER_OFF:-} ]] && leak_checks=1
 
-# Both hosts: the state once every link is up, then the same state again
-# after the cut (host b says when it ended: the link-back flag).
+# Both hosts: the state just before the cut (every link up, samples
+# flowing, so the senders' memory is registered), then the same state
+# again after it (host b says when it ended: the link-back flag).
 check_cut() {
   local before after
+  sleep "$((${TWOHOST_CUT%+*} - 2))"
   await_links || return
   before=$(host_resources)
   echo "host $RIOMESH_VM_HOST: before the cut: $before"
@@ -85,18 +87,22 @@ check_cut() {
 # Host a: once host b is powered off, its connections to b are gone and
 # with them their queue pairs, connection ids and descriptors.
 check_power_off() {
-  local before after c q f
+  local before after c q f m
+  sleep "$((TWOHOST_POWER_OFF - 2))"
   await_links || return
   before=$(host_resources)
   echo "host a: before the power-off: $before"
-  read -r _ c _ q _ _ _ _ _ f <<<"$before"
+  read -r _ c _ q _ _ _ _ _ f _ m <<<"$before"
   wait_for_flag "$flags/power-off" || return
   local until=$((SECONDS + 40)) ok=""
   while ((SECONDS < until)); do
     after=$(host_resources)
-    local ac aq aoq aoi af
-    read -r _ ac _ aq _ aoq _ aoi _ af <<<"$after"
-    if ((ac == c - links && aq == q - links && aoq == 0 && aoi == 0 && af <= f - links)); then
+    local ac aq aoq aoi af am
+    read -r _ ac _ aq _ aoq _ aoi _ af _ am <<<"$after"
+    # Each link held descriptors and memory regions of its own (its event
+    # channel, its rings and arena): at least one of each comes back.
+    if ((ac == c - links && aq == q - links && aoq == 0 && aoi == 0 && af <= f - links &&
+         am <= m - links)); then
       ok=1; break
     fi
     sleep 0.2

@@ -48,8 +48,19 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
 }
 
 connection_core::~connection_core() {
-  std::lock_guard<std::mutex> guard(released_->lock);
-  released_->open = false;
+  {
+    std::lock_guard<std::mutex> guard(released_->lock);
+    released_->open = false;
+  }
+  // Writes still posted when the connection ended never complete: their
+  // pins go with the core, or the node's send cache would keep those
+  // registrations, and the memory they hold, for the life of the node
+  // (seen after a link cut: a lost peer's whole arena stayed pinned).
+  for (const auto& [token, id] : leases_)
+    regs_->unpin(id);
+  for (const auto& [token, ids] : piece_leases_)
+    for (auto id : ids)
+      regs_->unpin(id);
 }
 
 void connection_core::fail(const std::string& why) {

@@ -86,6 +86,12 @@ fetch_flights::state fetch_flights::read(direct_fetch& f, flight& fl, std::strin
   return state::posted;
 }
 
+fetch_flights::~fetch_flights() {
+  for (const auto& [token, fl] : flights_)
+    for (auto id : fl.leases)
+      regs_.unpin(id);
+}
+
 bool fetch_flights::complete(const channels::event& e) {
   if (e.kind != channels::event_kind::ioread_done && e.kind != channels::event_kind::ioatomic_done)
     return false;

@@ -2,6 +2,7 @@
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/io/send_order.hpp>
+#include <riomesh/channels/memory/invalidation_bus.hpp>
 #include <riomesh/log.hpp>
 
 #include <caf/mailbox_element.hpp>
@@ -400,6 +401,12 @@ void link::close(const std::string& reason, bool stopped) {
     e->closed(*this, reason, stopped);
   if (drained_)
     std::exchange(drained_, nullptr)();
+  // Buffers placed in our arena and sent on had the domain's send cache
+  // register the whole arena, and that registration holds the arena: told
+  // it is going, the cache lets it go (with its pinned pages) now instead
+  // of at its idle trim. Buffers of it still held re-register if sent.
+  if (arena_)
+    channels::invalidation_bus::global().publish(arena_->data(), arena_->size());
   // The actor ends with the link (stopped: in order, from either side);
   // orders still in its mailbox fail as it takes them, and any that come
   // later as its mailbox closes.

@@ -36,6 +36,11 @@ struct direct_fetch {
 class fetch_flights {
  public:
   fetch_flights(channels::channel& ch, send_registrations& regs) : ch_(ch), regs_(regs) {}
+  // Fetches in flight when the connection ended never complete: their
+  // pins are given back (their `done` is not called).
+  ~fetch_flights();
+  fetch_flights(const fetch_flights&) = delete;
+  fetch_flights& operator=(const fetch_flights&) = delete;
 
   enum class state {
     posted,    // all of it is in flight
