@@ -19,6 +19,8 @@
 #   TWOHOST_NETEM="SPEC"   tc netem SPEC on both ends (e.g. "delay 5ms loss 1%")
 #   TWOHOST_CUT=AT+FOR     all host b sends dropped AT seconds after its nodes
 #                          start, for FOR seconds (not with TWOHOST_NETEM)
+#   TWOHOST_CUT_AT_NIC=1   the cut by taking host b's NIC down instead (no
+#                          test uses it: docs/reliability.md, "Not solved")
 #   TWOHOST_POWER_OFF=AT   host b powered off AT seconds after its nodes start;
 #                          host a's launcher then judges alone (no flag awaited)
 # On rdma, after a cut each host must hold what it held before it (every
@@ -158,8 +160,13 @@ case $RIOMESH_VM_HOST in
       # dropped, so nothing it is sent gets an answer either; the NIC
       # stays up, as when a cable between switches is pulled.
       (sleep "$at"; echo "host b: link cut for $for s"
-       tc qdisc replace dev eth0 root netem loss 100%
-       sleep "$for"; tc qdisc del dev eth0 root; echo "host b: link back"
+       if [[ -n ${TWOHOST_CUT_AT_NIC:-} ]]; then
+         ip link set eth0 down; sleep "$for"; ip link set eth0 up
+       else
+         tc qdisc replace dev eth0 root netem loss 100%
+         sleep "$for"; tc qdisc del dev eth0 root
+       fi
+       echo "host b: link back"
        touch "$flags/link-back") &
     fi
     if [[ -n ${TWOHOST_POWER_OFF:-} ]]; then
