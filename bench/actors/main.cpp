@@ -54,8 +54,8 @@ int serve(const std::string& kind, int index) {
     return riomesh_serve(kind, index);
   if (kind == "caf")
     return caf_serve(index);
-  if (kind == "raw")
-    return raw_serve(index);
+  if (kind == "raw" || kind == "raw-spin")
+    return raw_serve(index, kind == "raw-spin");
   std::cerr << "actor_bench: unknown contender '" << kind << "'\n";
   return 2;
 }
@@ -71,8 +71,8 @@ int drive(char** argv) {
     return riomesh_drive(kind, to, j);
   if (kind == "caf")
     return caf_drive(to, j);
-  if (kind == "raw")
-    return raw_drive(to, j);
+  if (kind == "raw" || kind == "raw-spin")
+    return raw_drive(to, j, kind == "raw-spin");
   return 2;
 }
 

@@ -108,7 +108,8 @@ int riomesh_serve(const std::string& kind, int index);
 int riomesh_drive(const std::string& kind, const ports& to, const job& j);
 int caf_serve(int index);
 int caf_drive(const ports& to, const job& j);
-int raw_serve(int index);
-int raw_drive(const ports& to, const job& j);
+// Raw TCP; `busy_poll`: the raw-spin contender (raw_contender.cpp).
+int raw_serve(int index, bool busy_poll);
+int raw_drive(const ports& to, const job& j, bool busy_poll);
 
 }  // namespace bench

@@ -4,6 +4,9 @@
 // (no per-message acks: the ceiling); "window": the same requests, each
 // answered with its 8-byte sequence number, `window` of them open, as the
 // actor contenders do; "rtt" and "echo": ping-pong of the payload.
+// "raw-spin" is the same with every read and write busy-polling a
+// non-blocking call instead of sleeping in the kernel: the loopback limit
+// of a round trip, for a runtime that busy-polls too.
 #include "measure.hpp"
 
 #include <arpa/inet.h>
@@ -12,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include <cerrno>
 #include <cstring>
 #include <thread>
 
@@ -26,10 +30,19 @@ struct header {
   std::uint64_t count = 0;
 };
 
+// Set once per process, before any connection: the raw-spin contender.
+bool spin = false;
+
+bool again(ssize_t r) {
+  return spin && r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 bool read_all(int fd, void* p, std::size_t n) {
   auto* c = static_cast<char*>(p);
   while (n > 0) {
-    auto got = ::read(fd, c, n);
+    auto got = ::recv(fd, c, n, spin ? MSG_DONTWAIT : 0);
+    if (again(got))
+      continue;
     if (got <= 0)
       return false;
     c += got, n -= static_cast<std::size_t>(got);
@@ -40,7 +53,9 @@ bool read_all(int fd, void* p, std::size_t n) {
 bool write_all(int fd, const void* p, std::size_t n) {
   auto* c = static_cast<const char*>(p);
   while (n > 0) {
-    auto put = ::write(fd, c, n);
+    auto put = ::send(fd, c, n, spin ? MSG_DONTWAIT | MSG_NOSIGNAL : MSG_NOSIGNAL);
+    if (again(put))
+      continue;
     if (put <= 0)
       return false;
     c += put, n -= static_cast<std::size_t>(put);
@@ -60,7 +75,12 @@ bool send_frame(int fd, std::uint64_t len, const char* data) {
     } else {
       parts[n++] = {const_cast<char*>(data) + (done - sizeof len), total - done};
     }
-    auto put = ::writev(fd, parts, n);
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(n);
+    auto put = ::sendmsg(fd, &m, spin ? MSG_DONTWAIT | MSG_NOSIGNAL : MSG_NOSIGNAL);
+    if (again(put))
+      continue;
     if (put <= 0)
       return false;
     done += static_cast<std::size_t>(put);
@@ -95,7 +115,8 @@ void serve_one(int fd) {
 
 }  // namespace
 
-int raw_serve(int) {
+int raw_serve(int, bool busy_poll) {
+  spin = busy_poll;
   int l = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -180,7 +201,8 @@ bool drive_one(int fd, const job& j, std::vector<double>& rtts) {
 
 }  // namespace
 
-int raw_drive(const ports& to, const job& j) {
+int raw_drive(const ports& to, const job& j, bool busy_poll) {
+  spin = busy_poll;
   std::vector<int> fds;
   for (auto port : to)
     if (int fd = dial(port); fd >= 0)

@@ -62,9 +62,10 @@ void pairs(const case_rows& cases, std::ostream& out) {
         rm->o.known_copies && delivered > 0 ? double(rm->o.copied) / delivered : -1.0, unit(c));
   }
   out << "\nRound trips, one request at a time (us): 8 B, and echo (the payload both ways;\n"
-         "raw tcp: ping-pong); vs: how many of theirs fit in ours\n"
-      << line("%-16s %11s %10s %10s %10s %10s %10s %9s %9s\n", "case", "riomesh p50", "p99",
-              "caf p50", "p99", "raw p50", "p99", "vs raw", "vs caf");
+         "raw tcp: ping-pong; spin: raw tcp busy-polling both ends, the loopback limit);\n"
+         "vs: how many of theirs fit in ours\n"
+      << line("%-16s %11s %10s %10s %10s %10s %10s %9s %9s %9s %9s\n", "case", "riomesh p50", "p99",
+              "caf p50", "p99", "raw p50", "p99", "spin p50", "vs raw", "vs caf", "vs spin");
   for (const auto& entry : cases) {
     const auto& [c, by_entry] = entry;
     const auto& by = by_entry;  // a lambda may not capture a binding (C++17)
@@ -74,10 +75,12 @@ void pairs(const case_rows& cases, std::ostream& out) {
       const row* r = find(by, k);
       return r ? (p99 ? r->o.p99_us : r->o.p50_us) : 0.0;
     };
-    out << line("%-16s %11.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.2fx %8.2fx\n", c.name.c_str(),
-                p("riomesh", false), p("riomesh", true), p("caf", false), p("caf", true),
-                p("raw", false), p("raw", true), ratio(p("riomesh", false), p("raw", false)),
-                ratio(p("riomesh", false), p("caf", false)));
+    out << line("%-16s %11.1f %10.1f %10.1f %10.1f %10.1f %10.1f %9.1f %8.2fx %8.2fx %8.2fx\n",
+                c.name.c_str(), p("riomesh", false), p("riomesh", true), p("caf", false),
+                p("caf", true), p("raw", false), p("raw", true), p("raw-spin", false),
+                ratio(p("riomesh", false), p("raw", false)),
+                ratio(p("riomesh", false), p("caf", false)),
+                ratio(p("riomesh", false), p("raw-spin", false)));
   }
   out << "\nPeak resident memory (MiB, client / server)\n"
       << line("%-16s %15s %15s %15s\n", "case", "riomesh", "caf mm", "raw tcp");

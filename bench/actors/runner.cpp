@@ -196,6 +196,10 @@ std::vector<row> run_all(const settings& s) {
   auto tools = vm ? rdma_tools() : std::vector<std::string>{};
   for (const auto& c : pair_cases(s.quick, vm)) {
     auto who = contenders;
+    // Busy-polling raw TCP only where one message is in flight: with many
+    // connections, threads spinning on two cores measure the scheduler.
+    if (round_trips(c.j) && !servers_remote())
+      who.push_back("raw-spin");
     // The rsocket tools stream one way or ping-pong: no windowed requests.
     if (c.j.pattern != "window")
       who.insert(who.end(), tools.begin(), tools.end());
