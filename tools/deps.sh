@@ -15,8 +15,9 @@ rdma=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm1 perftest
 # the soft-RoCE VM: QEMU, a static busybox for its initramfs, the tools that build
 # it; iproute2 also makes the network namespaces of the pub/sub cluster test
 vm=(qemu-system-x86 busybox-static cpio kmod xz-utils binutils iproute2)
-# fuzzing (libFuzzer ships with clang's runtime) and charts
-extra=(clang libclang-rt-14-dev gnuplot-nox)
+# fuzzing (libFuzzer ships with clang's runtime), charts, and instruction
+# counts (bench/instructions.sh: callgrind)
+extra=(clang libclang-rt-14-dev gnuplot-nox valgrind)
 # the metrics test scrapes a cluster with Prometheus itself; the service
 # test reads the unit with systemd-analyze
 ops=(prometheus systemd)
