@@ -510,6 +510,11 @@ std::vector<inbound_message> connection_core::take_inbound() {
   return std::exchange(inbound_, {});
 }
 
+void connection_core::take_inbound(std::vector<inbound_message>& into) {
+  into.clear();
+  into.swap(inbound_);
+}
+
 connection_core::counters connection_core::stats() const {
   auto s = stats_;
   s.queue_depth = queue_.size();

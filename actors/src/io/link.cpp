@@ -256,17 +256,19 @@ bool link::core_round(clock::time_point now, bool& ended) {
   bool moved = core_->pump(now);
   // (A message streamed in pieces counts once per piece: conservative.)
   backlog_.store(core_->queue_depth(), std::memory_order_relaxed);
-  arrived_ = core_->take_inbound();
+  core_->take_inbound(arrived_);
   if (!arrived_.empty()) {
     moved = true;
     if (auto e = events_.lock())
       for (auto& m : arrived_) {
         e->inbound(*this, m);
         if (is(phase::closed) || is(phase::leaving)) {  // dropped for what it sent
+          arrived_.clear();
           ended = true;
           return true;
         }
       }
+    arrived_.clear();  // what the handlers left (their buffers) goes now
   }
   after_draining(moved, ended);
   if (ended)
