@@ -5,7 +5,7 @@
 // RIOMESH_CHANNEL=rdma over soft-RoCE in the test VM.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "channel_kind.hpp"
-#include "peer_process.hpp"
+#include "contract_peer.hpp"
 
 #include <drive.hpp>
 #include <pattern.hpp>
@@ -30,9 +30,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Our end of a connection to a peer process (peer_process.hpp).
+// Our end of a connection to a peer process (contract_peer.hpp).
 struct peer {
-  peer_process process;
+  contract_peer process;
   std::unique_ptr<channels::channel> ch;
 
   int wait() { return process.wait(); }
@@ -42,7 +42,7 @@ struct peer {
 // Starts the peer that runs `spec` (see run_peer), and returns our end of
 // its connection.
 peer with_peer(channel_kind& kind, const std::string& spec) {
-  peer p{peer_process::start(spec, kind.listen()), nullptr};
+  peer p{contract_peer::start(spec, kind.listen()), nullptr};
   p.ch = kind.accept(20s);
   REQUIRE_MESSAGE(p.ch, "the peer did not connect");
   return p;
@@ -324,6 +324,6 @@ int main(int argc, char** argv) {
   }
   doctest::Context context(argc, argv);
   int rc = context.run();
-  peer_process::finish_remote();
+  contract_peer::finish_remote();
   return rc;
 }

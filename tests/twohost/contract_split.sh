@@ -2,7 +2,7 @@
 # The channel contract suite (tests/integration/channel_contract_test.cpp)
 # across the link: the test on host a, each of its peer processes on host
 # b, started, killed and reaped there through files in a folder both see
-# (tests/integration/peer_process.hpp says how).
+# (tests/integration/contract_peer.hpp says how).
 #
 # Usage (inside tools/vm-run.sh -2, through two_hosts.sh):
 #   contract_split.sh CONTRACT_PROGRAM [doctest options...]

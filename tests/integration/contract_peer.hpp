@@ -1,7 +1,7 @@
 // The contract suite's peer: this same program started again in peer mode,
 // here (a fresh exec, not a fork: verbs state belongs to the process that
 // opened it) or, with RIOMESH_CONTRACT_REMOTE=DIR, on another host, by
-// tests/twohost/contract_peers.sh watching DIR, a folder both hosts see.
+// tests/twohost/contract_split.sh watching DIR, a folder both hosts see.
 //
 // The folder's protocol, one peer N at a time or several:
 //   N.job   written by the test: the peer's spec, a newline, where to connect
@@ -16,19 +16,19 @@
 
 namespace riomesh::test {
 
-class peer_process {
+class contract_peer {
  public:
   // Starts the peer that runs `spec` and connects to `where`.
-  static peer_process start(const std::string& spec, const std::string& where);
+  static contract_peer start(const std::string& spec, const std::string& where);
   // The folder of a remote run, or empty.
   static std::string remote_folder();
   // Tells a remote runner that no more peers will come.
   static void finish_remote();
 
-  peer_process() = default;
-  peer_process(peer_process&& o) noexcept;
-  peer_process& operator=(peer_process&&) = delete;
-  ~peer_process();
+  contract_peer() = default;
+  contract_peer(contract_peer&& o) noexcept;
+  contract_peer& operator=(contract_peer&&) = delete;
+  ~contract_peer();
 
   void kill();  // SIGKILL, here or there
   // Its exit code, 128 + signal if killed, 124 if a remote one never ended.

@@ -1,4 +1,4 @@
-#include "peer_process.hpp"
+#include "contract_peer.hpp"
 
 #include <signal.h>
 #include <spawn.h>
@@ -39,18 +39,18 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
-std::string peer_process::remote_folder() {
+std::string contract_peer::remote_folder() {
   const char* d = std::getenv("RIOMESH_CONTRACT_REMOTE");
   return d ? d : "";
 }
 
-void peer_process::finish_remote() {
+void contract_peer::finish_remote() {
   if (auto dir = remote_folder(); !dir.empty())
     write_file(dir + "/done", "");
 }
 
-peer_process peer_process::start(const std::string& spec, const std::string& where) {
-  peer_process p;
+contract_peer contract_peer::start(const std::string& spec, const std::string& where) {
+  contract_peer p;
   if (auto dir = remote_folder(); !dir.empty()) {
     static int next = 0;
     p.remote_ = dir + "/" + std::to_string(++next);
@@ -72,27 +72,27 @@ peer_process peer_process::start(const std::string& spec, const std::string& whe
   return p;
 }
 
-peer_process::peer_process(peer_process&& o) noexcept
+contract_peer::contract_peer(contract_peer&& o) noexcept
     : pid_(o.pid_), remote_(std::move(o.remote_)) {
   o.pid_ = -1;
   o.remote_.clear();
 }
 
-peer_process::~peer_process() {
+contract_peer::~contract_peer() {
   if (pid_ > 0 || !remote_.empty()) {
     kill();
     wait();
   }
 }
 
-void peer_process::kill() {
+void contract_peer::kill() {
   if (pid_ > 0)
     ::kill(pid_, SIGKILL);
   else if (!remote_.empty() && !exists(remote_ + ".exit"))
     write_file(remote_ + ".kill", "");
 }
 
-int peer_process::wait() {
+int contract_peer::wait() {
   if (pid_ > 0) {
     int st = 0;
     ::waitpid(pid_, &st, 0);
