@@ -23,7 +23,7 @@ void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, gr
   outbound_message m;
   carry_then(l, r, m, w);
   bool notice = r.then_to != 0 || g.once;
-  if (!add_wait(op, std::move(w)))
+  if (!uses.add(op, std::move(w)))
     return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), atomic);
   ++count.grants_fetched;
   std::weak_ptr<impl> me = shared_self;
@@ -34,8 +34,8 @@ void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, gr
     if (!x)
       return;
     if (notice)
-      return x->note_fetched(op, value);  // the owner's answer ends it
-    if (auto w = x->take_wait(op, link_id))
+      return x->uses.note_fetched(op, value);  // the owner's answer ends it
+    if (auto w = x->uses.take(op, link_id))
       x->grant_done(op, std::move(*w), grant_status::ok, {}, value);
   };
   m.fetch = std::move(f);
@@ -43,7 +43,7 @@ void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, gr
     auto x = me.lock();
     if (!x)
       return;
-    auto w = x->take_wait(op, link_id);
+    auto w = x->uses.take(op, link_id);
     if (!w)
       return;
     // No map at the owner: it took the grant back (or it was used once).
@@ -59,12 +59,6 @@ void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, gr
   }
   m.has_envelope = false;
   submit_use(l, op, std::move(m));
-}
-
-void exchange::impl::note_fetched(std::uint64_t op, std::uint64_t value) {
-  std::lock_guard<std::mutex> guard(grants_lock);
-  if (auto it = grant_waits.find(op); it != grant_waits.end())
-    it->second.fetched = value;
 }
 
 }  // namespace riomesh::actors

@@ -5,6 +5,7 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/grants/grant_uses.hpp>
 #include <riomesh/actors/grants/grant_wire.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/peers/node_table.hpp>
@@ -63,36 +64,6 @@ struct parked_link {
   std::uint64_t query = 0;  // the node query asked, answered by node_info
   std::vector<node_table::key> asked;
 };
-
-// A use of a peer's grant this node made, until the owner answers.
-struct grant_wait {
-  std::string owner;
-  std::uint64_t link = 0;  // the connection it went on
-  caf::strong_actor_ptr status_to, then_to;
-  caf::message then;
-  std::optional<std::uint64_t> into_map;  // a read's destination, mapped for the owner
-  bool atomic = false;                    // its status carries the old value
-  // Done one-sided by this node (exchange_fetches.cpp): an atomic's old
-  // word came with its completion, not with the owner's answer.
-  bool one_sided = false;
-  std::uint64_t fetched = 0;
-  // What it moves once done: a write's bytes out, a read's in (counted).
-  std::uint64_t bytes_out = 0, bytes_in = 0;
-};
-
-// A read of a grant waiting for a map slot at the owner for its
-// destination (the I/O thread's).
-struct parked_read {
-  grant g;
-  std::uint64_t op = 0, offset = 0;
-  buffer into;
-  caf::strong_actor_ptr status_to, then_to;
-  caf::message then;
-};
-
-// Uses of grants in flight on one link, at most: the owner answers each
-// through its queue to us, which must not fill with them.
-constexpr std::size_t max_grant_uses = 256;
 
 // "node 'x': ", before what went wrong at a grant's owner.
 std::string about(const std::string& peer);
@@ -168,14 +139,10 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::deque<outbound_message> take_waiting(const std::string& peer);
   void route_ready(const std::string& peer, const std::shared_ptr<link>& l);
   void route_failed(const std::string& peer, const caf::error& why);
-  // exchange_grants.cpp
+  // exchange_grant_owner.cpp, exchange_grant_holder.cpp
   void use_granted(link& l, inbound_message& m);
   void grant_answered(link& l, const envelope& in);
   void grants_closed(link& l, const std::string& reason);
-  // Registers a use about to go; false if `max_grant_uses` wait on its link.
-  bool add_wait(std::uint64_t op, grant_wait w);
-  std::optional<grant_wait> take_wait(std::uint64_t op, std::uint64_t link);
-  std::size_t reads_in_flight(std::uint64_t link);
   void send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
                 outbound_message m);
   // Queues `m` on `l`; a link that refuses it ends the use `op` at once.
@@ -186,9 +153,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   // exchange_fetches.cpp: the holder reads or runs an atomic itself.
   void fetch_granted(link& l, const grant& g, std::uint64_t op, grant_request r, direct_fetch f,
                      grant_wait w);
-  void note_fetched(std::uint64_t op, std::uint64_t value);
   // Moves `w`'s `then` into the use `r` (its sender into `m`) when it can
-  // ride there (exchange_grants.cpp); otherwise it stays in `w`, for the
+  // ride there; otherwise it stays in `w`, for the
   // holder to send after the answer.
   void carry_then(link& l, grant_request& r, outbound_message& m, grant_wait& w);
   // The oldest read waiting for a map slot on `l`, tried again.
@@ -254,15 +220,12 @@ struct exchange::impl : caf::proxy_registry::backend {
   void note_unresolvable(const node_table::key& k);
   std::uint64_t next_query = 1;
 
-  // Grants: those this node gave, and its uses of others' (exchange_grants.cpp).
-  std::mutex grants_lock;
+  // Grants this node gave (the owner), and its uses of others' (the holder).
+  std::mutex given_lock;
   grant_table given;
-  std::map<std::uint64_t, grant_wait> grant_waits;
-  std::map<std::uint64_t, std::size_t> grant_uses_on;  // per link, of grant_waits
-  // The I/O thread's: per link, reads waiting for a map slot, oldest first.
-  std::map<std::uint64_t, std::deque<parked_read>> parked_reads;
-  bool unparking = false;
-  std::atomic<std::uint64_t> next_grant_op{1};
+  grant_uses uses;
+  parked_reads reads;      // the I/O thread's
+  bool unparking = false;  // unpark_read is retrying `reads`
 
   mutable std::mutex tables_lock;
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
