@@ -280,16 +280,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
       if (auto y = me.lock())
         y->undeliverable(peer, wait, sender, mid, proxy, make_error(errc_of(f), why));
     };
-    bool waits = false;
-    {
-      std::lock_guard<std::mutex> guard(x.waiting_lock);
-      auto it = x.waiting_for_route.find(peer);
-      if (it != x.waiting_for_route.end() && it->second.size() < x.params.max_waiting) {
-        it->second.push_back(std::move(m));
-        waits = true;
-      }
-    }
-    if (waits) {
+    if (x.awaiting_route.hold(peer, m)) {
       ++x.count.messages_out;
       return;
     }
@@ -435,15 +426,7 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
   std::vector<caf::strong_actor_ptr> doomed;
   std::vector<request_wait> waits;
   std::vector<caf::strong_actor_ptr> released;  // let go of outside the lock
-  std::set<caf::node_id> nids;
-  {
-    std::lock_guard<std::mutex> guard(x.proxies_lock);
-    if (auto it = x.proxy_nodes.find(peer); it != x.proxy_nodes.end())
-      nids = std::move(it->second);
-    x.proxy_nodes.erase(peer);
-    x.proxies_of.erase(peer);
-  }
-  for (const auto& nid : nids)
+  for (const auto& nid : x.census.forget(peer))
     for (auto& p : x.proxies.get_all(nid))
       if (p)
         doomed.push_back(std::move(p));
@@ -464,16 +447,10 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
 
 void exchange::lose_all(const caf::error& why) {
   std::set<std::string> peers;
-  {
-    std::lock_guard<std::mutex> guard(impl_->proxies_lock);
-    for (auto& [name, nids] : impl_->proxy_nodes)
-      peers.insert(name);
-  }
-  {
-    std::lock_guard<std::mutex> guard(impl_->waiting_lock);
-    for (auto& [name, waiting] : impl_->waiting_for_route)
-      peers.insert(name);
-  }
+  for (auto& name : impl_->census.peers())
+    peers.insert(name);
+  for (auto& name : impl_->awaiting_route.peers())
+    peers.insert(name);
   {
     std::lock_guard<std::mutex> guard(impl_->tables_lock);
     for (auto& w : impl_->requests.take_all())
@@ -509,15 +486,8 @@ void exchange::clear() {
     impl_->sys.registry().erase(id);
   // While the actor system runs: killing a proxy tells its monitors.
   impl_->proxies.clear();
-  {
-    std::lock_guard<std::mutex> guard(impl_->proxies_lock);
-    impl_->proxies_of.clear();
-    impl_->proxy_nodes.clear();
-  }
-  {
-    std::lock_guard<std::mutex> guard(impl_->waiting_lock);
-    impl_->waiting_for_route.clear();
-  }
+  impl_->census.clear();
+  impl_->awaiting_route.clear();
   {
     std::lock_guard<std::mutex> guard(impl_->routes_lock);
     impl_->routes.clear();
@@ -539,11 +509,7 @@ std::vector<std::pair<std::string, std::string>> exchange::published_names() con
 }
 
 std::size_t exchange::proxies() const {
-  std::lock_guard<std::mutex> guard(impl_->proxies_lock);
-  std::size_t n = 0;
-  for (const auto& [peer, count] : impl_->proxies_of)
-    n += count;
-  return n;
+  return impl_->census.total();
 }
 
 latency_histogram exchange::request_latency() const {

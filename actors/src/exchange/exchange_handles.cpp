@@ -125,17 +125,11 @@ caf::strong_actor_ptr exchange::impl::make_proxy(caf::node_id nid, caf::actor_id
   auto n = nodes->by_id(key);
   if (!n || n->name == params.node_name) {
     if (decoding)
-      (unresolvable_nodes.count(key) ? decoding->unresolvable : decoding->unknown).push_back(key);
+      (unresolvable.contains(key) ? decoding->unresolvable : decoding->unknown).push_back(key);
     return nullptr;
   }
-  {
-    std::lock_guard<std::mutex> guard(proxies_lock);
-    auto& count = proxies_of[n->name];
-    if (count >= params.max_proxies_per_peer)
-      return nullptr;
-    ++count;
-    proxy_nodes[n->name].insert(nid);
-  }
+  if (!census.admit(n->name, nid))
+    return nullptr;
   auto p = make_remote_proxy(sys, owner.lock(), n->name, nid, aid);
   if (aid == relay_sender)
     return p;  // the peer itself, passing a request on: nothing to watch
@@ -158,9 +152,7 @@ void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const
   if (!proxies.get(nid, id))
     return;
   proxies.erase(nid, id, why);
-  std::lock_guard<std::mutex> guard(proxies_lock);
-  if (auto it = proxies_of.find(peer); it != proxies_of.end() && it->second > 0)
-    --it->second;
+  census.release(peer);
 }
 
 // ---- what peers say of handles ------------------------------------------------------
@@ -291,7 +283,7 @@ void exchange::impl::node_info(link& l, const envelope& in) {
       return bad();
     bool known = b[at++] != 0;
     if (!known) {
-      note_unresolvable(key);
+      unresolvable.note(key);
       continue;
     }
     if (at >= b.size() || at + 1 + b[at] > b.size())
@@ -308,7 +300,7 @@ void exchange::impl::node_info(link& l, const envelope& in) {
     where.port = wire::load_le<std::uint16_t>(b.data() + at);
     at += 2;
     if (!config::is_node_name(name) || name == params.node_name) {
-      note_unresolvable(key);
+      unresolvable.note(key);
       continue;
     }
     node_identity id;
@@ -317,24 +309,11 @@ void exchange::impl::node_info(link& l, const envelope& in) {
     if (!nodes->by_name(name)) {
       nodes->learn(name, id, where);
       // Messages for it wait until it is dialed and set up.
-      {
-        std::lock_guard<std::mutex> guard(waiting_lock);
-        waiting_for_route.try_emplace(name);
-      }
+      awaiting_route.expect(name);
       tell(node, dial_atom::value, name, where.host, where.port);
     }
   }
   deliver_parked(l);
-}
-
-void exchange::impl::note_unresolvable(const node_table::key& k) {
-  if (!unresolvable_nodes.insert(k).second)
-    return;
-  unresolvable_order.push_back(k);
-  if (unresolvable_order.size() > max_unresolvable) {
-    unresolvable_nodes.erase(unresolvable_order.front());
-    unresolvable_order.pop_front();
-  }
 }
 
 // A message naming nodes we do not know waits, and so does what the link
@@ -389,30 +368,14 @@ void exchange::impl::send_or_wait(const std::string& peer, outbound_message&& m)
       m.on_failure(send_failure::node_lost, l->where() + ": cannot queue");
     return;
   }
-  {
-    std::lock_guard<std::mutex> guard(waiting_lock);
-    auto it = waiting_for_route.find(peer);
-    if (it != waiting_for_route.end() && it->second.size() < params.max_waiting) {
-      it->second.push_back(std::move(m));
-      return;
-    }
-  }
+  if (awaiting_route.hold(peer, m))
+    return;
   if (m.on_failure)
     m.on_failure(send_failure::node_lost, sys.render(not_connected(peer)));
 }
 
-std::deque<outbound_message> exchange::impl::take_waiting(const std::string& peer) {
-  std::deque<outbound_message> out;
-  std::lock_guard<std::mutex> guard(waiting_lock);
-  if (auto it = waiting_for_route.find(peer); it != waiting_for_route.end()) {
-    out = std::move(it->second);
-    waiting_for_route.erase(it);
-  }
-  return out;
-}
-
 void exchange::impl::route_ready(const std::string& peer, const std::shared_ptr<link>& l) {
-  for (auto& m : take_waiting(peer)) {
+  for (auto& m : awaiting_route.take(peer)) {
     auto failure = m.on_failure;
     if (submit(*l, std::move(m)) != link::submitted::queued && failure)
       failure(send_failure::node_lost, l->where() + ": cannot queue");
@@ -420,7 +383,7 @@ void exchange::impl::route_ready(const std::string& peer, const std::shared_ptr<
 }
 
 void exchange::impl::route_failed(const std::string& peer, const caf::error& why) {
-  for (auto& m : take_waiting(peer))
+  for (auto& m : awaiting_route.take(peer))
     if (m.on_failure)
       m.on_failure(send_failure::node_lost, sys.render(why));
 }

@@ -9,7 +9,10 @@
 #include <riomesh/actors/grants/grant_wire.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/peers/node_table.hpp>
+#include <riomesh/actors/peers/proxy_census.hpp>
 #include <riomesh/actors/peers/recent_reasons.hpp>
+#include <riomesh/actors/peers/route_waits.hpp>
+#include <riomesh/actors/peers/unresolvable_nodes.hpp>
 #include <riomesh/actors/reach/export_table.hpp>
 #include <riomesh/actors/reach/handle_scan.hpp>
 #include <riomesh/actors/requests/latency_recorder.hpp>
@@ -103,7 +106,9 @@ struct exchange::impl : caf::proxy_registry::backend {
         params(std::move(p)),
         nodes(params.nodes ? params.nodes : std::make_shared<node_table>()),
         proxies(s, *this),
-        codec(s, proxies) {}
+        codec(s, proxies),
+        census(params.max_proxies_per_peer),
+        awaiting_route(params.max_waiting) {}
   ~impl() override;
 
   // ---- helpers (the callers hold no lock) ----
@@ -135,8 +140,6 @@ struct exchange::impl : caf::proxy_registry::backend {
   bool park(link& l, inbound_message& m, const std::vector<node_table::key>& unknown);
   void deliver_parked(link& l);
   void send_or_wait(const std::string& peer, outbound_message&& m);
-  // What waited for a route to `peer`, taken out of the table.
-  std::deque<outbound_message> take_waiting(const std::string& peer);
   void route_ready(const std::string& peer, const std::shared_ptr<link>& l);
   void route_failed(const std::string& peer, const caf::error& why);
   // exchange_grant_owner.cpp, exchange_grant_holder.cpp
@@ -202,22 +205,14 @@ struct exchange::impl : caf::proxy_registry::backend {
   codec_unit codec;
   // Finds the actor handles in what this node sends (hand_over).
   handle_scan scanner{std::vector<unsigned char>{}};
-  // Per peer, for the bound; and the node ids its proxies carry (a peer
-  // that restarted has had two).
-  std::mutex proxies_lock;
-  std::map<std::string, std::size_t> proxies_of;
-  std::map<std::string, std::set<caf::node_id>> proxy_nodes;
-  // Messages for nodes being dialed (learned from a handle, or dialed at
-  // run time), until their link is up; bounded by max_pending each.
-  std::mutex waiting_lock;
-  std::map<std::string, std::deque<outbound_message>> waiting_for_route;
+  // The proxies per peer, for the bound and for a peer's loss.
+  proxy_census census;
+  // Messages for nodes being dialed, until their link is up.
+  route_waits<outbound_message> awaiting_route;
   // The I/O thread's own: links whose inbound waits for a node query, and
   // nodes a peer asked of did not know.
   std::map<std::uint64_t, parked_link> parked;
-  std::set<node_table::key> unresolvable_nodes;
-  std::deque<node_table::key> unresolvable_order;  // oldest first, for the bound
-  static constexpr std::size_t max_unresolvable = 4096;
-  void note_unresolvable(const node_table::key& k);
+  unresolvable_nodes unresolvable;
   std::uint64_t next_query = 1;
 
   // Grants this node gave (the owner), and its uses of others' (the holder).
