@@ -101,8 +101,8 @@ TEST_CASE(
     set_up(p, a, b);
     CHECK(a.encrypted());
     CHECK(b.encrypted());
-    CHECK(p.a->encrypted());
-    CHECK(p.b->encrypted());
+    CHECK(p.a->guard()->encrypted());
+    CHECK(p.b->guard()->encrypted());
     // Room for all three at once: the views received hold their space.
     std::vector<unsigned char> arena_a(8 << 20), arena_b(8 << 20);
     connection_core::settings sa, sb;
@@ -149,7 +149,7 @@ TEST_CASE("encryption: neither side asking leaves the stream in the clear after 
   session_setup b = make(*p.b, "node-b", false, false);
   set_up(p, a, b);
   CHECK_FALSE(a.encrypted());
-  CHECK_FALSE(p.b->encrypted());
+  CHECK_FALSE(p.b->guard()->encrypted());
   std::vector<unsigned char> arena_a(1 << 20), arena_b(1 << 20);
   connection_core::settings s;
   s.inbound.arena_size = s.peer_arena_size = 1 << 20;

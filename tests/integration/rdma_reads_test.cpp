@@ -65,7 +65,8 @@ void reads_and_atomics(rdma_channel& reader, rdma_channel& owner, unsigned seed)
   REQUIRE(await(reader, owner, event_kind::peer_iomap));
   // Three destinations, one read: scattered at their ends.
   std::vector<unsigned char> a(10000), b(30000), c(20000);
-  channel::destination into[3] = {{a.data(), a.size()}, {b.data(), b.size()}, {c.data(), c.size()}};
+  one_sided_access::destination into[3] = {
+      {a.data(), a.size()}, {b.data(), b.size()}, {c.data(), c.size()}};
   auto r = reader.ioread(into, 3, at + 100, 7);
   REQUIRE(r.st == status::ok);
   CHECK(r.bytes == 60000);
@@ -98,7 +99,7 @@ void reads_and_atomics(rdma_channel& reader, rdma_channel& owner, unsigned seed)
 
   // Fenced: the message behind a read finds the read done when it lands.
   std::vector<unsigned char> whole(lent.size());
-  channel::destination all_of{whole.data(), whole.size()};
+  one_sided_access::destination all_of{whole.data(), whole.size()};
   REQUIRE(reader.ioread(&all_of, 1, at, 12).bytes == whole.size());
   CHECK(carries(reader, owner, "the read is done"));
   CHECK(await(reader, owner, event_kind::ioread_done));
@@ -118,8 +119,8 @@ TEST_CASE(
     auto pairs = connect_pairs(1, reading(16, d), reading(16, e));
     auto& p = pairs[0];
     CHECK(p.dialer->uses_windows() == windows);
-    CHECK(p.dialer->reads_one_sided());
-    CHECK(p.acceptor->reads_one_sided());
+    CHECK(p.dialer->one_sided() != nullptr);
+    CHECK(p.acceptor->one_sided() != nullptr);
     CHECK(p.dialer->protocol().parameters().max_rd_atomic > 0);
     reads_and_atomics(*p.dialer, *p.acceptor, 1);
     reads_and_atomics(*p.acceptor, *p.dialer, 2);
@@ -139,7 +140,7 @@ TEST_CASE(
   REQUIRE(owner.map(lent.data(), lent.size(), at, map_access::read).st == status::ok);
   REQUIRE(await(writer, owner, event_kind::peer_iomap));
   std::vector<unsigned char> mine(8192);
-  channel::destination into{mine.data(), mine.size()};
+  one_sided_access::destination into{mine.data(), mine.size()};
   REQUIRE(writer.ioread(&into, 1, at, 1).st == status::ok);
   REQUIRE(await(writer, owner, event_kind::ioread_done));
   CHECK(mine == before);
@@ -175,15 +176,15 @@ TEST_CASE(
     CAPTURE(accept);
     auto pairs = connect_pairs(1, reading(dial), reading(accept));
     auto& p = pairs[0];
-    CHECK_FALSE(p.dialer->reads_one_sided());
-    CHECK_FALSE(p.acceptor->reads_one_sided());
+    CHECK(p.dialer->one_sided() == nullptr);
+    CHECK(p.acceptor->one_sided() == nullptr);
     CHECK(p.dialer->protocol().parameters().max_rd_atomic == 0);
     std::vector<unsigned char> block(4096);
     CHECK(p.acceptor->map(block.data(), block.size(), at, map_access::read).st ==
           status::unsupported);
     REQUIRE(p.acceptor->map(block.data(), block.size(), at).st == status::ok);
     REQUIRE(await(*p.dialer, *p.acceptor, event_kind::peer_iomap));
-    channel::destination into{block.data(), 64};
+    one_sided_access::destination into{block.data(), 64};
     CHECK(p.dialer->ioread(&into, 1, at, 1).st == status::unsupported);
     CHECK(p.dialer->ioatomic(atomic_op::fetch_add, at, 1, 0, 2).st == status::unsupported);
     CHECK(carries(*p.dialer, *p.acceptor, "and streams as before"));

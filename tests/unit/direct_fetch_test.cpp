@@ -16,8 +16,9 @@ namespace {
 
 // Takes at most `room` bytes per ioread, then answers would_block; an
 // offset from `unmapped_from` on has no map.
-class fetch_channel final : public channels::channel {
+class fetch_channel final : public channels::channel, public channels::one_sided_access {
  public:
+  one_sided_access* one_sided() override { return this; }
   struct read_call {
     std::vector<destination> into;
     std::uint64_t offset = 0, token = 0;

@@ -33,10 +33,13 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
       fetches_(std::make_unique<fetch_flights>(ch, *regs_)) {
   released_->wake = std::move(wake);
   std::string why;
-  stage_device_out_ = !ch_.maps_dmabuf(why);
+  // Without registration (tcp) device memory is read and written through
+  // its CPU mapping, as any other.
+  auto* reg = ch_.registration();
+  stage_device_out_ = reg && !reg->maps_dmabuf(why);
   if (s.inbound.arena_size > 0) {
-    auto m = s.arena_dmabuf && !s.staged_to
-                 ? ch_.map_dmabuf(arena_, s.inbound.arena_size, s.arena_fd, 0)
+    auto m = s.arena_dmabuf && !s.staged_to && reg
+                 ? reg->map_dmabuf(arena_, s.inbound.arena_size, s.arena_fd, 0)
                  : ch_.map(arena_, s.inbound.arena_size, 0);
     // A channel the peer broke in the very read that finished the session
     // (a lie right after its hello) says why; that is the reason to give.
@@ -222,7 +225,7 @@ channels::io_result connection_core::write_pieces(const buffer& b, std::size_t d
       done -= p.size();
       continue;
     }
-    if (ch_.registers_memory())
+    if (ch_.registration())
       if (auto lease = regs_->pin(p))
         leases.push_back(*lease);
     pieces_.push_back({p.data() + done, p.size() - done});

@@ -10,7 +10,7 @@ fetch_flights::state fetch_flights::start(direct_fetch& f, std::string& why) {
     auto& fl = flights_[head_];
     fl.into = f.into;
     fl.done = std::move(f.done);
-    if (f.op == direct_fetch::kind::read && ch_.registers_memory())
+    if (f.op == direct_fetch::kind::read && ch_.registration())
       for (const auto& p : f.into.gathered() ? f.into.pieces() : std::vector<buffer>{f.into})
         if (auto lease = regs_.pin(p))
           fl.leases.push_back(*lease);
@@ -21,7 +21,9 @@ fetch_flights::state fetch_flights::start(direct_fetch& f, std::string& why) {
     return read(f, fl, why);
   auto op = f.op == direct_fetch::kind::fetch_add ? channels::atomic_op::fetch_add
                                                   : channels::atomic_op::compare_swap;
-  auto r = ch_.ioatomic(op, f.offset, f.a, f.b, head_);
+  auto* one_sided = ch_.one_sided();
+  auto r = one_sided ? one_sided->ioatomic(op, f.offset, f.a, f.b, head_)
+                     : channels::io_result{0, channels::status::unsupported};
   if (r.st == channels::status::would_block)
     return state::waiting;
   if (r.st != channels::status::ok) {
@@ -45,7 +47,7 @@ fetch_flights::state fetch_flights::start(direct_fetch& f, std::string& why) {
 fetch_flights::state fetch_flights::read(direct_fetch& f, flight& fl, std::string& why) {
   auto total = f.into.size();
   while (head_done_ < total) {
-    std::vector<channels::channel::destination> into;
+    std::vector<channels::one_sided_access::destination> into;
     std::size_t skip = head_done_;
     for (const auto& p : f.into.gathered() ? f.into.pieces() : std::vector<buffer>{f.into}) {
       if (skip >= p.size()) {
@@ -55,7 +57,9 @@ fetch_flights::state fetch_flights::read(direct_fetch& f, flight& fl, std::strin
       into.push_back({const_cast<unsigned char*>(p.data()) + skip, p.size() - skip});
       skip = 0;
     }
-    auto r = ch_.ioread(into.data(), into.size(), f.offset + head_done_, head_);
+    auto* one_sided = ch_.one_sided();
+    auto r = one_sided ? one_sided->ioread(into.data(), into.size(), f.offset + head_done_, head_)
+                       : channels::io_result{0, channels::status::unsupported};
     if (r.bytes > 0) {
       ++fl.calls;
       head_done_ += r.bytes;

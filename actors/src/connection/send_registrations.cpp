@@ -3,13 +3,14 @@
 namespace riomesh::actors {
 
 std::optional<std::uint64_t> send_registrations::pin(const buffer& b) {
-  if (!ch_.registers_memory() || b.empty())
+  auto* reg = ch_.registration();
+  if (!reg || b.empty())
     return std::nullopt;
   std::optional<channels::memory_pin> p;
   if (const auto* home = b.home_block())
-    p = ch_.pin_memory(home->base, home->length, home->keep);
+    p = reg->pin_memory(home->base, home->length, home->keep);
   else if (b.where() == buffer::origin::user)
-    p = ch_.pin_memory(b.data(), b.size(), nullptr);
+    p = reg->pin_memory(b.data(), b.size(), nullptr);
   if (!p) {
     ++stats_.per_write;
     return std::nullopt;

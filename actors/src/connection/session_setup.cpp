@@ -100,7 +100,7 @@ void session_setup::on_hello(const session_hello& h) {
   verdict_ = judge(c);
   if (!verdict_.ok)
     return refuse(verdict_.why, verdict_.wrong_node);
-  bool can = ch_.can_encrypt();
+  bool can = ch_.guard() != nullptr;
   if (opt_.dialer) {
     // The acceptor's hello carries the decision: ours or its wish.
     if (h.encrypt && !can)
@@ -141,7 +141,8 @@ void session_setup::secure_channel() {
   secured_ = true;
   std::string error;
   ssl_st* ssl = hs_.release();
-  if (!ch_.secure(ssl, error)) {
+  auto* guard = ch_.guard();
+  if (!guard || !guard->secure(ssl, error)) {
     SSL_free(ssl);
     fail("cannot encrypt the stream: " + error);
   }
@@ -211,13 +212,14 @@ bool session_setup::pump() {
   // Everything the peer streamed is read, its session is not set up, and
   // it sent a map or placement: no node does that before its session.
   if (!failed() && stage_ != stage::done && ch_.peek().second == 0)
-    if (auto held = ch_.held_frame(); !held.empty()) {
+    if (auto held = ch_.guard() ? ch_.guard()->held_frame() : std::string{}; !held.empty()) {
       fail(held);
       return true;
     }
   if (established() && !authorized_) {
     authorized_ = true;
-    ch_.authorize();
+    if (auto* guard = ch_.guard())
+      guard->authorize();
   }
   return moved;
 }

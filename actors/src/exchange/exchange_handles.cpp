@@ -27,12 +27,10 @@
 namespace riomesh::actors {
 namespace {
 
-// What a decode on this thread met: handles of nodes not in the table yet
-// (to ask about), and of nodes the sender could not name either.
-struct handle_context {
-  std::vector<node_table::key> unknown, unresolvable;
-};
-thread_local handle_context* decoding = nullptr;
+// What the decode running on this thread met (decode_scope::met): handles
+// of nodes not in the table yet (to ask about), and of nodes the sender
+// could not name either.
+thread_local decode_scope::met* decoding = nullptr;
 
 constexpr std::size_t node_key_size = 24;  // u32 process id, 20 bytes host id
 constexpr std::size_t max_query = 256;     // node ids per query
@@ -94,16 +92,15 @@ caf::node_id exchange::impl::node_id_of(const std::string& peer) {
 }
 
 decode_scope::decode_scope() : prev_(decoding) {
-  decoding = new handle_context;
+  decoding = &met_;
 }
 
 decode_scope::~decode_scope() {
-  delete decoding;
-  decoding = prev_ ? static_cast<handle_context*>(prev_) : nullptr;
+  decoding = prev_;
 }
 
 std::vector<node_table::key> decode_scope::unknown() const {
-  auto keys = decoding->unknown;
+  auto keys = met_.unknown;
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
@@ -111,7 +108,7 @@ std::vector<node_table::key> decode_scope::unknown() const {
 
 std::string decode_scope::unresolvable() const {
   std::string out;
-  for (const auto& k : decoding->unresolvable)
+  for (const auto& k : met_.unresolvable)
     out += (out.empty() ? "" : ", ") + hex(k);
   return out;
 }
@@ -141,6 +138,12 @@ caf::strong_actor_ptr exchange::impl::make_proxy(caf::node_id nid, caf::actor_id
   return p;
 }
 
+caf::strong_actor_ptr exchange::impl::proxy_for(link& l, std::uint64_t id) {
+  if (!l.peer_node())  // not learned yet: by name
+    return proxy_for(l.peer_name(), id);
+  return proxies.get_or_put(l.peer_node(), id);
+}
+
 caf::strong_actor_ptr exchange::impl::proxy_for(const std::string& peer, std::uint64_t id) {
   if (!nodes->by_name(peer))  // a peer known by name only (it told no identity)
     nodes->learn(peer, synthesized_identity(peer), {});
@@ -165,6 +168,7 @@ bool exchange::impl::learn_peer(link& l) {
   if (!nodes->learn(l.peer_name(), id, listen_address(id, l.remote())))
     return false;
   nodes->live(l.peer_name(), true);
+  l.peer_node(actors::node_id_of(id));
   return true;
 }
 
@@ -214,7 +218,7 @@ void exchange::impl::linked(link& l, const envelope& in, bool establish) {
                   "a link to actor " + std::to_string(in.receiver) +
                       ", which was never handed to this node (published or sending is not enough)");
   }
-  auto linker = target ? proxy_for(l.peer_name(), in.sender) : nullptr;
+  auto linker = target ? proxy_for(l, in.sender) : nullptr;
   if (!target) {
     if (establish) {  // it has exited: the linked actor must hear so
       envelope e;

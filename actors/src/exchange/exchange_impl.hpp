@@ -96,8 +96,15 @@ class decode_scope {
   std::vector<node_table::key> unknown() const;
   std::string unresolvable() const;  // empty: none
 
+  // What the decode met. On the stack: a decode costs no allocation for
+  // it unless it meets such a handle.
+  struct met {
+    std::vector<node_table::key> unknown, unresolvable;
+  };
+
  private:
-  void* prev_;
+  met met_;
+  met* prev_;
 };
 
 struct exchange::impl : caf::proxy_registry::backend {
@@ -126,6 +133,7 @@ struct exchange::impl : caf::proxy_registry::backend {
   void exported_exit(std::uint64_t id, const caf::error& reason);
   bool send_control(const std::string& peer, envelope&& e);
   caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);
+  caf::strong_actor_ptr proxy_for(link& l, std::uint64_t id);  // the I/O thread's
   void kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why);
   // exchange_handles.cpp: actor handles across nodes
   caf::strong_actor_ptr make_proxy(caf::node_id nid, caf::actor_id aid) override;

@@ -164,7 +164,7 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
     if (auto why = guard_of(msg, l.admin()); !why.empty())
       return refuse(l, env, errc::refused, why);
   caf::strong_actor_ptr sender;
-  if (env.sender != 0 && !(sender = proxy_for(peer, env.sender)))
+  if (env.sender != 0 && !(sender = proxy_for(l, env.sender)))
     return refuse(l, env, errc::refused,
                   "sender " + std::to_string(env.sender) + " would be more than " +
                       std::to_string(params.max_proxies_per_peer) +

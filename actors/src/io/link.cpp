@@ -144,7 +144,8 @@ void link::become_connected() {
   s.arena_dmabuf = arena_->dmabuf();
   unsigned char* placed_into = arena_->data();
   std::string why;
-  if (arena_->dmabuf() && !ch_->maps_dmabuf(why)) {
+  auto* reg = ch_->registration();
+  if (arena_->dmabuf() && reg && !reg->maps_dmabuf(why)) {
     staging_ = channels::memory_region::make({}, params_.arena_size, "riomesh-staging", error);
     if (!staging_)
       return leave("no staging arena for the dma-buf one: " + error);
@@ -499,7 +500,7 @@ bool link::unexpose(std::uint64_t offset) {
 connection_core::counters link::stats() const {
   auto c = core_ ? core_->stats() : connection_core::counters{};
   c.queue_depth = depth();
-  c.encrypted = ch_->encrypted();
+  c.encrypted = encrypted();
   c.authenticated = authenticated_;
   c.exposed_maps = exposed_.size();
   for (const auto& [offset, b] : exposed_)

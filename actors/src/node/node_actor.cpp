@@ -173,7 +173,7 @@ void adopt(self_ptr self, std::shared_ptr<channels::channel> ch, const std::stri
   params.dialed = dialed;
   params.expected = dialed ? expected : std::string{};
   params.encrypt = st.params.encrypt == config::encryption::on ||
-                   (st.params.encrypt == config::encryption::automatic && ch->can_encrypt() &&
+                   (st.params.encrypt == config::encryption::automatic && ch->guard() != nullptr &&
                     !config::is_loopback(config::endpoint{host_of(ch->peer()), 0}));
   auto id = st.next_link++;
   if (!dialed)

@@ -9,9 +9,9 @@ raw_socket::raw_socket(std::unique_ptr<channel> ch, std::chrono::nanoseconds pol
     : ch_(std::move(ch)), polling_time_(polling_time) {}
 
 raw_socket::~raw_socket() {
-  if (ch_)
+  if (auto* reg = ch_ ? ch_->registration() : nullptr)
     for (const auto& [base, id] : pins_)
-      ch_->unpin_memory(id);
+      reg->unpin_memory(id);
 }
 
 std::unique_ptr<raw_socket> raw_socket::connect(const config::endpoint& to,
@@ -122,11 +122,12 @@ status raw_socket::riounmap(std::uint64_t offset) {
 }
 
 bool raw_socket::register_memory(const void* base, std::size_t length) {
-  if (!ch_->registers_memory())
+  auto* reg = ch_->registration();
+  if (!reg)
     return true;
   if (pins_.count(base))
     return false;
-  auto pin = ch_->pin_memory(base, length, nullptr);
+  auto pin = reg->pin_memory(base, length, nullptr);
   if (!pin)
     return false;
   pins_[base] = pin->id;
@@ -137,7 +138,8 @@ void raw_socket::deregister_memory(const void* base) {
   auto it = pins_.find(base);
   if (it == pins_.end())
     return;
-  ch_->unpin_memory(it->second);
+  if (auto* reg = ch_->registration())
+    reg->unpin_memory(it->second);
   pins_.erase(it);
 }
 

@@ -8,6 +8,9 @@
 #pragma once
 
 #include <riomesh/channels/engine/types.hpp>
+#include <riomesh/channels/memory_registration.hpp>
+#include <riomesh/channels/one_sided.hpp>
+#include <riomesh/channels/stream_guard.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -18,8 +21,6 @@
 #include <utility>
 #include <vector>
 
-struct ssl_st;  // OpenSSL's TLS connection (channel::secure)
-
 namespace riomesh::channels {
 
 using engine::event;
@@ -28,29 +29,12 @@ using engine::io_result;
 using engine::shutdown_how;
 using engine::status;
 
-// A pinned registration of memory iowrite() sources come from.
-struct memory_pin {
-  std::uint64_t id = 0;
-  bool fresh = false;  // registered by this call (a miss)
-};
-
 // What the peer may do with a map (bits): write into it (iowrite), and,
-// where the connection reads one-sided (channel::reads_one_sided), read
-// it (ioread) and run atomics on its words (ioatomic).
+// where the connection reads one-sided (channel::one_sided), read it
+// (ioread) and run atomics on its words (ioatomic).
 namespace map_access {
 constexpr std::uint8_t write = 1, read = 2, atomic = 4;
 }
-
-// One-sided atomics on an 8-byte word of the peer's map.
-enum class atomic_op : std::uint8_t {
-  fetch_add,     // adds `a`
-  compare_swap,  // swaps in `b` if the word is `a`
-};
-
-struct map_result {
-  status st = status::ok;
-  std::uint64_t offset = 0;
-};
 
 class channel {
  public:
@@ -65,22 +49,11 @@ class channel {
 
   // Exposes [base, base + length) for the peer to iowrite into, at `offset`
   // (default: the address). The peer learns of it by a peer_iomap event.
-  // `access` beyond write needs reads_one_sided(): unsupported otherwise.
+  // `access` beyond write needs one_sided(): unsupported otherwise.
   virtual map_result map(void* base, std::size_t length,
                          std::optional<std::uint64_t> offset = std::nullopt,
                          std::uint8_t access = map_access::write) = 0;
   virtual status unmap(std::uint64_t offset) = 0;
-  // Whether device memory that a dma-buf gives can be mapped as it is:
-  // tcp reads into its CPU mapping; rdma needs a device that registers
-  // dma-buf (`why` says what it lacks). If not, the owner stages what
-  // arrives in host memory and copies it over.
-  virtual bool maps_dmabuf(std::string& /*why*/) const { return true; }
-  // map() of memory whose bytes are dma-buf `fd` from its offset 0 (base
-  // is the CPU mapping of that offset).
-  virtual map_result map_dmabuf(void* base, std::size_t length, int /*fd*/,
-                                std::optional<std::uint64_t> offset) {
-    return map(base, length, offset, map_access::write);
-  }
   // Places `length` bytes at the peer's mapped `offset`, ahead of any later
   // stream byte. `source` must stay untouched until iowrite_done(token).
   virtual io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
@@ -100,31 +73,15 @@ class channel {
     return iowrite(pieces[0].data, pieces[0].length, offset, token);
   }
 
-  // One-sided reads and atomics on the peer's maps, where the connection
-  // negotiated them both ways (rdma with read resources): the peer's CPU
-  // takes no part. Elsewhere (tcp, rsocket peers) they are unsupported and
-  // the peer has to serve a read by iowrite and run an atomic itself.
-  virtual bool reads_one_sided() const { return false; }
-  // Reads [offset, offset + total) of the peer's maps (mapped with read
-  // access) into the pieces, one after another: ioread_done(token) once
-  // all of it is in place. Writes behind it on the connection start only
-  // after it completed, so a message sent after it tells the peer it is
-  // done with the bytes.
-  struct destination {
-    void* data = nullptr;
-    std::size_t length = 0;
-  };
-  virtual io_result ioread(const destination* /*into*/, std::size_t /*count*/,
-                           std::uint64_t /*offset*/, std::uint64_t /*token*/) {
-    return {0, status::unsupported};
-  }
-  // An atomic on the peer's 8-byte word at `offset` (aligned in its
-  // memory, mapped with atomic access): ioatomic_done(token) carries the
-  // word's old value; fenced as ioread.
-  virtual io_result ioatomic(atomic_op /*op*/, std::uint64_t /*offset*/, std::uint64_t /*a*/,
-                             std::uint64_t /*b*/, std::uint64_t /*token*/) {
-    return {0, status::unsupported};
-  }
+  // What this channel offers beyond the stream and its placements, each
+  // behind an interface of its own; null where the fabric or this
+  // connection has none of it: one-sided reads and atomics, where
+  // negotiated both ways (one_sided.hpp); registration of memory with the
+  // device (memory_registration.hpp); the gate and encryption of a stream
+  // the peer places through (stream_guard.hpp).
+  virtual one_sided_access* one_sided() { return nullptr; }
+  virtual memory_registration* registration() { return nullptr; }
+  virtual stream_guard* guard() { return nullptr; }
 
   virtual status shutdown(shutdown_how how) = 0;
   // Corked, send() and iowrite() may queue what they write instead of
@@ -142,20 +99,6 @@ class channel {
   // manager and would wait forever), or whether leaving once drained()
   // already ends the stream in order (tcp: the socket's end of stream).
   virtual bool awaits_peer_on_close() const { return false; }
-
-  // Pins a registration covering [base, base + length) that iowrite()
-  // sources will come from, instead of one per call (rdma: from the cache
-  // the node's connections on the device share, registered on a miss);
-  // `keep` holds the memory for as long as a registration made now covers
-  // it. Nothing where no registration is needed (tcp) or none can be had
-  // (iowrite then registers for the one call).
-  virtual std::optional<memory_pin> pin_memory(const void* /*base*/, std::size_t /*length*/,
-                                               std::shared_ptr<const void> /*keep*/) {
-    return std::nullopt;
-  }
-  virtual void unpin_memory(std::uint64_t /*id*/) {}
-  // Whether iowrite() sources need registering at all (rdma yes, tcp no).
-  virtual bool registers_memory() const { return false; }
 
   virtual int wait_fd() const = 0;
   virtual bool wants_write() const = 0;
@@ -195,28 +138,6 @@ class channel {
   // keeps its session until it dies).
   virtual void keep_alive_within(std::chrono::nanoseconds /*silence*/) {}
   virtual bool take_events(std::vector<event>& out) = 0;
-
-  // A riomesh node's channel is gated (channel_options::gated): until the
-  // session above has authenticated the peer, the peer may send stream
-  // bytes only. authorize() opens the rest; held_frame() describes what the
-  // peer sent too early, waiting for authorize() (empty: nothing). Fabrics
-  // whose peer cannot map or place unasked (rdma: into slots we sized)
-  // need no gate.
-  virtual void authorize() {}
-  virtual std::string held_frame() const { return {}; }
-
-  // Encryption of the rest of the stream, under the TLS session that
-  // authenticated the peer (tcp only: on rdma the peer places bytes by
-  // RDMA write, which no TLS record covers). secure() takes the TLS
-  // connection (an OpenSSL SSL*) on success; each side calls it once its
-  // last message in the clear is sent, and from then on everything it
-  // sends, placements included, goes in TLS records.
-  virtual bool can_encrypt() const { return false; }
-  virtual bool secure(ssl_st* /*tls*/, std::string& error) {
-    error = "this fabric cannot encrypt";
-    return false;
-  }
-  virtual bool encrypted() const { return false; }
 
   virtual bool closed() const = 0;
   // Closed by a failure (not an orderly end): poll reports an error.

@@ -29,7 +29,11 @@ class send_registrations {
   // the channel needs none, or `b` has no home (the channel then
   // registers for the write).
   std::optional<std::uint64_t> pin(const buffer& b);
-  void unpin(std::uint64_t id) { ch_.unpin_memory(id); }
+  // Only ids pin() gave, so only where the channel registers memory.
+  void unpin(std::uint64_t id) {
+    if (auto* reg = ch_.registration())
+      reg->unpin_memory(id);
+  }
   const counters& stats() const { return stats_; }
 
  private:

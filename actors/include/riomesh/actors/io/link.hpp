@@ -23,6 +23,7 @@
 #include <riomesh/channels/memory/memory_region.hpp>
 
 #include <caf/actor_control_block.hpp>
+#include <caf/node_id.hpp>
 #include <caf/weak_intrusive_ptr.hpp>
 
 #include <atomic>
@@ -107,9 +108,14 @@ class link : public std::enable_shared_from_this<link> {
   const std::string& where() const { return where_; }
   // "10.0.0.2:4242": the address the connection comes from.
   const std::string& remote() const { return ch_->peer(); }
-  bool encrypted() const { return ch_->encrypted(); }
+  bool encrypted() const { return ch_->guard() && ch_->guard()->encrypted(); }
 
   // ---- the I/O thread ------------------------------------------------------
+  // The node id the peer's actor handles carry, once the exchange learned
+  // its session (learn_peer): the proxy of each inbound sender needs it,
+  // and a lookup by name per message would cost a lock and copies.
+  const caf::node_id& peer_node() const { return peer_node_; }
+  void peer_node(caf::node_id n) { peer_node_ = std::move(n); }
   // A message submit() queued, as the actor takes it from its mailbox;
   // then how many it took, for the count of what waits.
   void take(outbound_message&& m);
@@ -156,8 +162,8 @@ class link : public std::enable_shared_from_this<link> {
   bool expose(buffer b, std::uint64_t& offset, std::string& error,
               std::uint8_t access = channels::map_access::write);
   // The peer may read our maps and run atomics on them one-sided, and we
-  // theirs (channel::reads_one_sided).
-  bool reads_one_sided() const { return ch_->reads_one_sided(); }
+  // theirs (channel::one_sided).
+  bool reads_one_sided() const { return ch_->one_sided() != nullptr; }
   bool unexpose(std::uint64_t offset);
   connection_core::counters stats() const;
 
@@ -189,6 +195,7 @@ class link : public std::enable_shared_from_this<link> {
   // their messages); the I/O thread keeps it until the link closed.
   caf::weak_actor_ptr actor_;
   caf::strong_actor_ptr keep_actor_;
+  caf::node_id peer_node_;
   // Messages in the actor's mailbox, and held by the core; a refusal as
   // full since the queue last drained to half (the sender hears then).
   std::atomic<std::size_t> queued_{0}, backlog_{0};

@@ -11,7 +11,7 @@
 
 namespace riomesh::channels::tcp {
 
-class tcp_channel final : public channel {
+class tcp_channel final : public channel, public stream_guard {
  public:
   // Takes ownership of a connected socket.
   tcp_channel(int fd, std::string peer, const tcp_params& p);
@@ -58,9 +58,9 @@ class tcp_channel final : public channel {
     return tls_ && proto_.input_secured() && tls_->pending() && proto_.takes_bytes();
   }
   bool take_events(std::vector<event>& out) override { return proto_.take_events(out); }
+  stream_guard* guard() override { return this; }
   void authorize() override;
   std::string held_frame() const override { return proto_.held_frame(); }
-  bool can_encrypt() const override { return true; }
   // Queues our SECURE; from it on both directions go in TLS records
   // (tls_stream.hpp).
   bool secure(ssl_st* tls, std::string& error) override;

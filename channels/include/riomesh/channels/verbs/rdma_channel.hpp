@@ -53,7 +53,7 @@ struct rdma_params {
 
 class rdma_listener;
 
-class rdma_channel final : public channel {
+class rdma_channel final : public channel, public one_sided_access, public memory_registration {
  public:
   ~rdma_channel() override;
   rdma_channel(const rdma_channel&) = delete;
@@ -70,14 +70,13 @@ class rdma_channel final : public channel {
   map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
                  std::uint8_t access = map_access::write) override;
   status unmap(std::uint64_t offset) override;
-  bool maps_dmabuf(std::string& why) const override { return dev_->dmabuf(why); }
-  map_result map_dmabuf(void* base, std::size_t length, int fd,
-                        std::optional<std::uint64_t> offset) override;
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token) override;
   io_result iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
                            std::uint64_t token) override;
-  bool reads_one_sided() const override { return read_depth_ > 0; }
+  // One-sided reads and atomics where the connection negotiated read
+  // resources both ways; ioread and ioatomic say unsupported otherwise.
+  one_sided_access* one_sided() override { return read_depth_ > 0 ? this : nullptr; }
   io_result ioread(const destination* into, std::size_t count, std::uint64_t offset,
                    std::uint64_t token) override;
   io_result ioatomic(atomic_op op, std::uint64_t offset, std::uint64_t a, std::uint64_t b,
@@ -88,10 +87,13 @@ class rdma_channel final : public channel {
   void cork(bool on) override;
   bool drained() const override { return eng_->drained(); }
   bool awaits_peer_on_close() const override { return true; }
+  memory_registration* registration() override { return this; }
   std::optional<memory_pin> pin_memory(const void* base, std::size_t length,
                                        std::shared_ptr<const void> keep) override;
   void unpin_memory(std::uint64_t id) override;
-  bool registers_memory() const override { return true; }
+  bool maps_dmabuf(std::string& why) const override { return dev_->dmabuf(why); }
+  map_result map_dmabuf(void* base, std::size_t length, int fd,
+                        std::optional<std::uint64_t> offset) override;
   void keepalive();
   // A keepalive every params.keepalive: a peer that is gone then fails it
   // (the transport's retries run out) and the connection closes.
@@ -228,7 +230,7 @@ class rdma_channel final : public channel {
   // so iowrite() finds its key here without a second look in the shared
   // cache (id 0: none).
   std::uint64_t last_pin_ = 0;
-  registration last_pinned_;
+  channels::registration last_pinned_;
   std::unique_ptr<engine::engine> eng_;
   std::vector<engine::work> work_;
   bool disconnected_ = false;
