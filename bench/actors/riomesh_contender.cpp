@@ -103,7 +103,7 @@ std::uint64_t copied(const riomesh::stat_report& r) {
          r.peer_sum("staged_bytes_out");
 }
 
-riomesh::stat_report report_of(riomesh::runtime& rt, const caf::actor& admin) {
+riomesh::stat_report report_of(riomesh::runtime& rt, const riomesh::admin_actor& admin) {
   caf::scoped_actor self{rt.system()};
   riomesh::stat_report out;
   self->request(admin, std::chrono::seconds(10), riomesh::report_atom::value)
@@ -160,10 +160,12 @@ int riomesh_serve(const std::string& kind, int index) {
 
 int riomesh_drive(const std::string& kind, const ports& to, const job& j) {
   riomesh::runtime rt{node("bench-client-" + std::to_string(::getpid()), to, kind), add_types};
-  std::vector<caf::actor> sinks, admins;
+  std::vector<caf::actor> sinks;
+  std::vector<riomesh::admin_actor> admins;
   for (std::size_t i = 0; i < to.size(); ++i) {
     auto sink = rt.remote_actor(server_name(i), "sink", std::chrono::seconds(10));
-    auto admin = rt.remote_actor(server_name(i), riomesh::admin_name, std::chrono::seconds(10));
+    auto admin = rt.remote_actor<riomesh::admin_actor>(server_name(i), riomesh::admin_name,
+                                                       std::chrono::seconds(10));
     if (!sink || !admin) {
       std::fprintf(stderr, "riomesh client: %s\n",
                    rt.system().render(sink ? admin.error() : sink.error()).c_str());

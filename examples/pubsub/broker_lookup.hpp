@@ -15,7 +15,7 @@ namespace pubsub {
 // On success `found(handle)`; otherwise `self` gets (retry_atom) after a
 // pause and should call this again.
 template <class Found>
-void look_up_broker(caf::event_based_actor* self, const caf::actor& admin,
+void look_up_broker(caf::event_based_actor* self, const riomesh::admin_actor& admin,
                     const broker_address& where, Found found) {
   self->request(admin, std::chrono::seconds(5), riomesh::resolve_atom::value, where.node,
                 where.actor, std::chrono::milliseconds(1000))

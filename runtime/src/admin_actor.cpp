@@ -5,8 +5,8 @@
 #include <riomesh/actors/directory/directory.hpp>
 
 #include <caf/actor_system.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/message.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
 #include <chrono>
@@ -25,12 +25,12 @@ void flatten(const std::string& prefix, const std::vector<metric<Counters>>& cat
 
 // A function actor with arguments: CAF 0.17 binds a null reference for a
 // captureless spawn of a lambda without them (caf-0.17.md).
-caf::behavior admin(caf::event_based_actor* self, actors::directory_actor directory,
-                    std::vector<std::pair<std::string, std::string>> facts,
-                    std::function<published_list()> published) {
+admin_actor::behavior_type admin(admin_actor::pointer self, actors::directory_actor directory,
+                                 std::vector<std::pair<std::string, std::string>> facts,
+                                 std::function<published_list()> published) {
   auto started = clock::now();
   return {
-      [=](ping_atom) { return facts.front().second; },
+      [=](ping_atom) -> caf::result<std::string> { return facts.front().second; },
       [=](list_atom) -> caf::result<published_list> {
         auto rp = self->make_response_promise<published_list>();
         auto list = published();
@@ -94,9 +94,9 @@ std::string admin_refusal(const caf::message& msg, bool admin) {
          "are for the node's own process and for keys cluster.admins names";
 }
 
-caf::actor spawn_admin(caf::actor_system& sys, actors::directory_actor directory,
-                       std::vector<std::pair<std::string, std::string>> facts,
-                       std::function<published_list()> published) {
+admin_actor spawn_admin(caf::actor_system& sys, actors::directory_actor directory,
+                        std::vector<std::pair<std::string, std::string>> facts,
+                        std::function<published_list()> published) {
   return sys.spawn(admin, std::move(directory), std::move(facts), std::move(published));
 }
 

@@ -13,9 +13,9 @@
 namespace riomesh::detail {
 
 // `published` lists the names published on this node (list_atom).
-caf::actor spawn_admin(caf::actor_system& sys, actors::directory_actor directory,
-                       std::vector<std::pair<std::string, std::string>> facts,
-                       std::function<published_list()> published);
+admin_actor spawn_admin(caf::actor_system& sys, actors::directory_actor directory,
+                        std::vector<std::pair<std::string, std::string>> facts,
+                        std::function<published_list()> published);
 
 // What a member may ask the admin actor: ping, stat and list. Dialing and
 // resolving through the node are control, for its own process and for

@@ -281,7 +281,7 @@ struct runtime::impl {
   // system (the loop stopped first and let them go).
   std::unique_ptr<actors::connection_host> connections;
   actors::directory_actor directory;
-  caf::actor admin;
+  admin_actor admin;
   // Exposes memory to peers, lends it; gives back idle registrations.
   actors::iomap_manager_impl iomap_manager;
   iomap_manager_actor public_iomap_manager;  // the same, as applications see it
@@ -415,7 +415,7 @@ caf::actor_system& runtime::system() {
   return impl_->system;
 }
 
-const caf::actor& runtime::admin() const {
+const admin_actor& runtime::admin() const {
   return impl_->admin;
 }
 

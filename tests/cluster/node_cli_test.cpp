@@ -176,7 +176,10 @@ TEST_CASE("riomesh-node and the CLI: ping, stat, a taken port, SIGTERM and SIGIN
     CHECK(run({cli(), "ls", "broker", "--at", "127.0.0.1:7481", "--secret-file", secret}, out) ==
           0);
     CHECK(has(out, "2 names published on node broker"));
-    CHECK(has(out, "riomesh.admin "));
+    INFO(out);
+    // The admin actor is typed: its interface, one message type per line.
+    CHECK(has(out, "riomesh.admin\n    "));
+    CHECK(has(out, "riomesh::stat_report"));
     // The broker's connections, each an actor: the publisher's and the
     // subscribers' (accepted, up), and the CLI's own.
     CHECK(has(out, " connections\n"));

@@ -38,7 +38,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-caf::expected<stat_report> fetch(runtime& rt, const caf::actor& admin) {
+caf::expected<stat_report> fetch(runtime& rt, const admin_actor& admin) {
   caf::scoped_actor self{rt.system()};
   caf::expected<stat_report> out{stat_report{}};
   self->request(admin, std::chrono::seconds(10), report_atom::value)
@@ -66,7 +66,7 @@ int ping_command(const config::command_line& cmd) {
   auto count = count_arg(cmd, "--count", 4, 1, 1000000);
   auto gap = duration_arg(cmd, "--interval", "1s");
   auto t = find_target(cmd);
-  return with_admin(t, [&](runtime& rt, const caf::actor& admin) {
+  return with_admin(t, [&](runtime& rt, const admin_actor& admin) {
     std::vector<double> times;
     caf::scoped_actor self{rt.system()};
     for (std::uint64_t i = 1; i <= count; ++i) {
@@ -105,7 +105,7 @@ int stat_command(const config::command_line& cmd) {
   auto t = find_target(cmd);
   signal(SIGINT, on_interrupt);
   signal(SIGTERM, on_interrupt);
-  return with_admin(t, [&](runtime& rt, const caf::actor& admin) {
+  return with_admin(t, [&](runtime& rt, const admin_actor& admin) {
     auto before = fetch(rt, admin);
     auto taken = std::chrono::steady_clock::now();
     for (std::uint64_t round = 1;; ++round) {
@@ -147,7 +147,7 @@ static void print_connections(const std::vector<connection_info>& list) {
 
 int ls_command(const config::command_line& cmd) {
   auto t = find_target(cmd);
-  return with_admin(t, [&](runtime& rt, const caf::actor& admin) {
+  return with_admin(t, [&](runtime& rt, const admin_actor& admin) {
     caf::scoped_actor self{rt.system()};
     int code = 0;
     self->request(admin, std::chrono::seconds(10), list_atom::value)

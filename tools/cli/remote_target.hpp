@@ -29,7 +29,7 @@ target find_target(const config::command_line& cmd);
 template <class F>
 int with_admin(const target& t, F body) {
   runtime rt{t.self};
-  auto admin = rt.remote_actor(t.node, admin_name, std::chrono::seconds(5));
+  auto admin = rt.remote_actor<admin_actor>(t.node, admin_name, std::chrono::seconds(5));
   if (!admin) {
     std::cerr << "riomesh: node '" << t.node << "' at " << t.where
               << " does not answer: " << rt.system().render(admin.error()) << "\n";

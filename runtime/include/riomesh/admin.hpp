@@ -1,14 +1,6 @@
-// What every runtime publishes as "riomesh.admin", for the riomesh CLI (ping,
-// stat) and for actors that report on their own node (runtime::admin()):
-//   (ping_atom)   -> (node name)
-//   (report_atom) -> stat_report
-//   (list_atom)   -> published_list: what is published here, and its
-//       connections as the actors they are
-//   (dial_atom, host, port) -> (node name): connects to the node listening
-//       there (runtime::connect, without blocking)
-//   (resolve_atom, node, name, milliseconds) -> (strong_actor_ptr, interface)
-//       an actor published on `node`, as runtime::remote_actor finds it, but
-//       without blocking: for actors that look up their peers themselves
+// What every runtime publishes as "riomesh.admin" (admin_actor), for the
+// riomesh CLI (ping, stat, ls) and for actors that report on their own node
+// (runtime::admin()).
 #pragma once
 
 #include <riomesh/atoms.hpp>
@@ -16,6 +8,9 @@
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <chrono>
 
 #include <cstdint>
 #include <string>
@@ -83,5 +78,22 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, published_list& x) {
   return f(caf::meta::type_name("riomesh::published_list"), x.names, x.connections);
 }
+
+// A member of the cluster may ask ping, report and list; dialing and
+// resolving through the node are for its own process and for keys
+// cluster.admins names (docs/security.md).
+using admin_actor = caf::typed_actor<
+    // The node's name.
+    caf::replies_to<ping_atom>::with<std::string>, caf::replies_to<report_atom>::with<stat_report>,
+    // What is published here, and its connections as the actors they are.
+    caf::replies_to<list_atom>::with<published_list>,
+    // Connects to the node listening there (runtime::connect, without
+    // blocking): its name.
+    caf::replies_to<dial_atom, std::string, std::uint16_t>::with<std::string>,
+    // An actor published on `node` and its interface, as
+    // runtime::remote_actor finds it, without blocking: for actors that
+    // look up their peers themselves.
+    caf::replies_to<resolve_atom, std::string, std::string,
+                    std::chrono::milliseconds>::with<caf::strong_actor_ptr, std::string>>;
 
 }  // namespace riomesh

@@ -77,7 +77,7 @@ class runtime {
   const std::string& fabric() const;
   // This node's "riomesh.admin" actor (admin.hpp): ping and stat_report,
   // also for the node's own actors (request it from within an actor).
-  const caf::actor& admin() const;
+  const admin_actor& admin() const;
   // The iomap manager: from inside an actor, request (grant_atom, node,
   // buffer, std::uint8_t rights, bool once) -> grant, or (revoke_atom,
   // grant id) -> bool, instead of the blocking make_grant and revoke.
