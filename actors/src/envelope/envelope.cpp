@@ -2,6 +2,8 @@
 
 #include <riomesh/channels/wire/byte_order.hpp>
 
+#include <cstring>
+
 namespace riomesh::actors {
 
 const char* to_string(envelope_kind k) {
@@ -51,22 +53,30 @@ std::size_t encoded_size(const envelope& e) {
          e.body.size();
 }
 
+// Sized once and written in place: an envelope is encoded per message.
 void encode(const envelope& e, std::vector<unsigned char>& out) {
-  out.reserve(out.size() + encoded_size(e));
-  wire::append_le<std::uint32_t>(out, wire_envelope::magic);
-  wire::append_le<std::uint8_t>(out, wire_envelope::version);
-  wire::append_le<std::uint8_t>(out, static_cast<std::uint8_t>(e.kind));
-  wire::append_le<std::uint16_t>(out, static_cast<std::uint16_t>(e.buffers.size()));
-  wire::append_le<std::uint64_t>(out, e.sender);
-  wire::append_le<std::uint64_t>(out, e.receiver);
-  wire::append_le<std::uint64_t>(out, e.request_id);
-  wire::append_le<std::uint32_t>(out, static_cast<std::uint32_t>(e.body.size()));
-  wire::append_le<std::uint32_t>(out, e.flags);
+  auto at = out.size();
+  out.resize(at + encoded_size(e));
+  auto* p = out.data() + at;
+  auto put = [&p](auto value) {
+    wire::store_le(p, value);
+    p += sizeof(value);
+  };
+  put(wire_envelope::magic);
+  put(wire_envelope::version);
+  put(static_cast<std::uint8_t>(e.kind));
+  put(static_cast<std::uint16_t>(e.buffers.size()));
+  put(e.sender);
+  put(e.receiver);
+  put(e.request_id);
+  put(static_cast<std::uint32_t>(e.body.size()));
+  put(e.flags);
   for (const auto& b : e.buffers) {
-    wire::append_le<std::uint64_t>(out, b.offset);
-    wire::append_le<std::uint64_t>(out, b.length);
+    put(b.offset);
+    put(b.length);
   }
-  out.insert(out.end(), e.body.begin(), e.body.end());
+  if (!e.body.empty())
+    std::memcpy(p, e.body.data(), e.body.size());
 }
 
 }  // namespace riomesh::actors
