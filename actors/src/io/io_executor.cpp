@@ -42,10 +42,12 @@ bool io_executor::is_heavy(caf::resumable* job, clock::time_point now) {
 }
 
 void io_executor::judge(caf::resumable* job, clock::duration took, clock::time_point now) {
+  // A light turn with nobody under watch, the common case, costs no
+  // lookup of the actor's id (a dynamic_cast).
+  if (took <= limits_.heavy && heavy_.empty())
+    return;
   auto id = id_of(job);
   if (took <= limits_.heavy) {
-    if (heavy_.empty())
-      return;
     auto it = heavy_.find(id);
     if (it == heavy_.end())
       return;
