@@ -211,8 +211,9 @@ void link::submit_to_core(outbound_message&& m) {
 }
 
 void link::serve_taken() {
-  for (auto& m : taken_)
-    submit_to_core(std::move(m));
+  // By index: a failure's callback may take another message meanwhile.
+  for (std::size_t i = 0; i < taken_.size(); ++i)
+    submit_to_core(std::move(taken_[i]));
   taken_.clear();
 }
 

@@ -14,6 +14,7 @@
 #include <riomesh/stats.hpp>
 
 #include <riomesh/actors/connection/direct_fetch.hpp>
+#include <riomesh/actors/connection/send_queue.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/actors/placement/arena_allocator.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
@@ -165,7 +166,7 @@ class connection_core {
   envelope_decoder decoder_;
   release_batch batch_;
   std::shared_ptr<released> released_;
-  std::deque<outbound_message> queue_;
+  send_queue<outbound_message> queue_;
   // The head message's progress: arena space taken, buffers written so far.
   bool head_allocated_ = false;
   bool head_fetched_ = false;  // its fetch went

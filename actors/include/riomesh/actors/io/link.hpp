@@ -212,7 +212,7 @@ class link : public std::enable_shared_from_this<link> {
   std::shared_ptr<channels::memory_region> arena_;    // views of it hold it too
   std::shared_ptr<channels::memory_region> staging_;  // where a dma-buf arena is placed
   std::unique_ptr<connection_core> core_;
-  std::deque<outbound_message> taken_;  // from the mailbox, for the core
+  std::vector<outbound_message> taken_;  // from the mailbox, for the core
   std::map<std::uint64_t, buffer> exposed_;
   // Where the next map goes in the peer's view: offsets are never reused
   // on a connection, so a write late for a map taken down cannot land in

@@ -1,0 +1,39 @@
+// First in, first out, in storage it keeps: the messages of a connection
+// waiting for their turn to go. std::deque gives a message the size of
+// outbound_message a block of its own, so every push allocated and every
+// pop freed; this allocates only while the queue grows beyond what it
+// ever held. Pushing may move the elements: hold no reference across it.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace riomesh::actors {
+
+template <class T>
+class send_queue {
+ public:
+  bool empty() const { return head_ == items_.size(); }
+  std::size_t size() const { return items_.size() - head_; }
+  T& front() { return items_[head_]; }
+  void push_back(T&& x) { items_.push_back(std::move(x)); }
+  void pop_front() {
+    items_[head_] = T{};  // what it holds goes now, not when overwritten
+    if (++head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    } else if (head_ >= compact_from && head_ * 2 >= items_.size()) {
+      // Mostly taken: the rest to the front, in one move each.
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+ private:
+  static constexpr std::size_t compact_from = 64;
+  std::vector<T> items_;
+  std::size_t head_ = 0;
+};
+
+}  // namespace riomesh::actors
