@@ -234,6 +234,28 @@ bool exchange::impl::send_control(const std::string& peer, envelope&& e) {
   return submit(*l, std::move(m)) == link::submitted::queued;
 }
 
+namespace {
+
+// What a message through a proxy does when the connection drops it: its
+// sender hears (a request: its error response). The peer's name comes
+// from the proxy, not a copy of it in every message's callback.
+std::function<void(send_failure, const std::string&)> undelivered(std::weak_ptr<exchange::impl> me,
+                                                                  std::uint64_t wait,
+                                                                  caf::strong_actor_ptr sender,
+                                                                  caf::message_id mid,
+                                                                  caf::strong_actor_ptr proxy) {
+  return [me = std::move(me), wait, sender = std::move(sender), mid, proxy = std::move(proxy)](
+             send_failure f, const std::string& why) {
+    auto x = me.lock();
+    if (!x || !proxy)
+      return;
+    const auto& peer = static_cast<remote_proxy*>(proxy->get())->peer();
+    x->undeliverable(peer, wait, sender, mid, proxy, make_error(errc_of(f), why));
+  };
+}
+
+}  // namespace
+
 void exchange::forward(const std::string& peer, std::uint64_t remote_id,
                        const caf::strong_actor_ptr& proxy, caf::mailbox_element& what) {
   auto& x = *impl_;
@@ -273,13 +295,9 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
   auto l = route_to(peer);
   if (!l) {
     // A node being dialed (learned from a handle): the message waits.
-    std::weak_ptr<impl> me = x.shared_self;
     m.env.body = std::move(enc.body);
     m.placed = std::move(enc.placed);
-    m.on_failure = [me, peer, wait, sender, mid, proxy](send_failure f, const std::string& why) {
-      if (auto y = me.lock())
-        y->undeliverable(peer, wait, sender, mid, proxy, make_error(errc_of(f), why));
-    };
+    m.on_failure = undelivered(x.shared_self, wait, sender, mid, proxy);
     if (x.awaiting_route.hold(peer, m)) {
       ++x.count.messages_out;
       return;
@@ -293,11 +311,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
   for (auto& b : m.placed)
     placed_bytes += b.size();
   x.count.bytes_placed_out += placed_bytes;
-  std::weak_ptr<impl> me = x.shared_self;
-  m.on_failure = [me, peer, wait, sender, mid, proxy](send_failure f, const std::string& why) {
-    if (auto y = me.lock())
-      y->undeliverable(peer, wait, sender, mid, proxy, make_error(errc_of(f), why));
-  };
+  m.on_failure = undelivered(x.shared_self, wait, sender, mid, proxy);
   switch (x.submit(*l, std::move(m))) {
     case link::submitted::queued:
       ++x.count.messages_out;
