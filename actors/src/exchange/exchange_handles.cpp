@@ -9,7 +9,7 @@
 #include "exchange_impl.hpp"
 
 #include <riomesh/actors/exchange/remote_proxy.hpp>
-#include <riomesh/channels/wire/byte_order.hpp>
+#include <riomesh/actors/peers/node_query.hpp>
 #include <riomesh/config/address.hpp>
 #include <riomesh/config/text.hpp>
 #include <riomesh/log.hpp>
@@ -31,9 +31,6 @@ namespace {
 // of nodes not in the table yet (to ask about), and of nodes the sender
 // could not name either.
 thread_local decode_scope::met* decoding = nullptr;
-
-constexpr std::size_t node_key_size = 24;  // u32 process id, 20 bytes host id
-constexpr std::size_t max_query = 256;     // node ids per query
 
 std::string hex(const node_table::key& k) {
   std::string out;
@@ -245,24 +242,8 @@ void exchange::impl::answer_node_query(link& l, const envelope& in) {
   outbound_message m;
   m.env.kind = envelope_kind::node_info;
   m.env.request_id = in.request_id;
-  auto& out = m.env.body;
-  std::size_t n = std::min(in.body.size() / node_key_size, max_query);
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char* p = in.body.data() + i * node_key_size;
-    node_table::key key;
-    key.first = wire::load_le<std::uint32_t>(p);
-    std::copy_n(p + 4, 20, key.second.begin());
-    auto node = nodes->by_id(key);
-    out.push_back(node ? 1 : 0);
-    if (!node)
-      continue;
-    auto name = node->name.substr(0, 255), host = node->address.host.substr(0, 255);
-    out.push_back(static_cast<unsigned char>(name.size()));
-    out.insert(out.end(), name.begin(), name.end());
-    out.push_back(static_cast<unsigned char>(host.size()));
-    out.insert(out.end(), host.begin(), host.end());
-    wire::append_le<std::uint16_t>(out, node->address.port);
-  }
+  for (const auto& key : decode_node_query(in.body))
+    append_node_answer(m.env.body, nodes->by_id(key));
   submit(l, std::move(m));
 }
 
@@ -273,48 +254,33 @@ void exchange::impl::node_info(link& l, const envelope& in) {
   if (it == parked.end() || it->second.query != in.request_id)
     return;  // nothing asked: a lie or a late answer, of no consequence
   const auto& asked = it->second.asked;
-  const auto& b = in.body;
-  std::size_t at = 0;
-  auto bad = [&] {
-    logging::warn(params.node_name, {"node_info_malformed",
-                                     l.peer_name(),
-                                     {},
-                                     "node '" + l.peer_name() +
-                                         "' answered a node query with a malformed node info"});
-  };
-  for (const auto& key : asked) {
-    if (at >= b.size())
-      return bad();
-    bool known = b[at++] != 0;
-    if (!known) {
-      unresolvable.note(key);
-      continue;
-    }
-    if (at >= b.size() || at + 1 + b[at] > b.size())
-      return bad();
-    std::string name(b.begin() + static_cast<std::ptrdiff_t>(at + 1),
-                     b.begin() + static_cast<std::ptrdiff_t>(at + 1 + b[at]));
-    at += 1 + b[at];
-    if (at >= b.size() || at + 1 + b[at] + 2 > b.size())
-      return bad();
-    config::endpoint where;
-    where.host.assign(b.begin() + static_cast<std::ptrdiff_t>(at + 1),
-                      b.begin() + static_cast<std::ptrdiff_t>(at + 1 + b[at]));
-    at += 1 + b[at];
-    where.port = wire::load_le<std::uint16_t>(b.data() + at);
-    at += 2;
-    if (!config::is_node_name(name) || name == params.node_name) {
+  std::string error;
+  auto answers = decode_node_info(in.body, asked.size(), error);
+  if (!answers) {
+    // What waited stays parked: only this peer's own messages wait on it.
+    logging::warn(params.node_name,
+                  {"node_info_malformed",
+                   l.peer_name(),
+                   {{"why", error}},
+                   "node '" + l.peer_name() +
+                       "' answered a node query with a malformed node info: " + error});
+    return;
+  }
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    const auto& key = asked[i];
+    auto& a = (*answers)[i];
+    if (!a.known || !config::is_node_name(a.name) || a.name == params.node_name) {
       unresolvable.note(key);
       continue;
     }
     node_identity id;
     id.process_id = key.first;
     id.host_id = key.second;
-    if (!nodes->by_name(name)) {
-      nodes->learn(name, id, where);
+    if (!nodes->by_name(a.name)) {
+      nodes->learn(a.name, id, a.where);
       // Messages for it wait until it is dialed and set up.
-      awaiting_route.expect(name);
-      tell(node, dial_atom::value, name, where.host, where.port);
+      awaiting_route.expect(a.name);
+      tell(node, dial_atom::value, a.name, a.where.host, a.where.port);
     }
   }
   deliver_parked(l);
@@ -328,15 +294,12 @@ bool exchange::impl::park(link& l, inbound_message& m,
   p.waiting.push_front(std::move(m));
   p.query = next_query++;
   p.asked = unknown;
-  if (p.asked.size() > max_query)
-    p.asked.resize(max_query);
+  if (p.asked.size() > max_node_query)
+    p.asked.resize(max_node_query);
   outbound_message q;
   q.env.kind = envelope_kind::node_query;
   q.env.request_id = p.query;
-  for (const auto& k : p.asked) {
-    wire::append_le<std::uint32_t>(q.env.body, k.first);
-    q.env.body.insert(q.env.body.end(), k.second.begin(), k.second.end());
-  }
+  q.env.body = encode_node_query(p.asked);
   submit(l, std::move(q));
   return true;
 }
