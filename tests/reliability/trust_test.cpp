@@ -255,6 +255,42 @@ TEST_CASE("trust 2: a member cannot make the node dial, and nodes it names are b
   CHECK(stopped == 0);
 }
 
+TEST_CASE("trust 2: a malformed answer to the node's node query ends the member's connection") {
+  scene s("node-info");
+  liar l("member", s.at(), node_settings("member"));
+  auto forwarder = l.resolve("forwarder");
+  REQUIRE(forwarder != 0);
+  // A handle of a node nobody knows: node-b asks who it is.
+  encoded_message enc;
+  std::string error;
+  auto mine = s.honest->system().spawn<collector>();
+  REQUIRE(encode_message(s.honest->system(), caf::make_message(to_whom{"x", mine}), 1 << 20, enc,
+                         error));
+  std::vector<char> id_bytes;
+  caf::binary_serializer sink{s.honest->system(), id_bytes};
+  REQUIRE_FALSE(sink(s.honest->system().node()));
+  std::vector<unsigned char> id(id_bytes.begin(), id_bytes.end());
+  auto at = std::search(enc.body.begin(), enc.body.end(), id.begin(), id.end());
+  REQUIRE(at != enc.body.end());
+  enc.body[static_cast<std::size_t>(at - enc.body.begin()) + 13] = 0xee;  // no node's id
+  actors::envelope m;
+  m.kind = actors::envelope_kind::message;
+  m.receiver = forwarder;
+  m.body = enc.body;
+  send_envelope(l, m);
+  auto query = l.hear(actors::envelope_kind::node_query);
+  // The answer says the node is known, then ends inside its name.
+  actors::envelope info;
+  info.kind = actors::envelope_kind::node_info;
+  info.request_id = query.request_id;
+  info.body = {1, 40, 'f', 'a', 'k', 'e'};
+  send_envelope(l, info);
+  s.expect_cut_off(l, "member",
+                   "its answer to a node query was malformed: answer 1 of 1 is cut short");
+  caf::anon_send_exit(mine, caf::exit_reason::kill);
+  CHECK(s.victim.stop() == 0);
+}
+
 TEST_CASE("trust 2: a key cluster.admins names controls the node as its own process does") {
   key_file ka("node-a"), kb("node-b");
   child_env env(child_env::vars{{"RUNTIME_PEER_KEY", kb.path},

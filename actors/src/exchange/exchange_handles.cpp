@@ -257,14 +257,15 @@ void exchange::impl::node_info(link& l, const envelope& in) {
   std::string error;
   auto answers = decode_node_info(in.body, asked.size(), error);
   if (!answers) {
-    // What waited stays parked: only this peer's own messages wait on it.
+    // What waited on the answer can never be read: the peer's connection
+    // goes, saying why (what it sent after is not taken out of order).
     logging::warn(params.node_name,
                   {"node_info_malformed",
                    l.peer_name(),
                    {{"why", error}},
                    "node '" + l.peer_name() +
                        "' answered a node query with a malformed node info: " + error});
-    return;
+    return l.drop("its answer to a node query was malformed: " + error);
   }
   for (std::size_t i = 0; i < asked.size(); ++i) {
     const auto& key = asked[i];
