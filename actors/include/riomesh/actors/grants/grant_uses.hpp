@@ -50,7 +50,8 @@ class grant_uses {
  public:
   // Ids of uses, never reused: an answer names the use it ends.
   std::uint64_t next_op() { return next_op_++; }
-  // False, and `w` not taken, when max_grant_uses wait on its connection.
+  // False when max_grant_uses wait on its connection already: the use
+  // does not go.
   bool add(std::uint64_t op, grant_wait w);
   // The use `op`, ended, if it went on `link` (an answer on another
   // connection names another node's use: nothing).
