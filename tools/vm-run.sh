@@ -71,6 +71,8 @@ if [[ ! -s $initrd || $0 -nt $initrd ]]; then
 /bin/busybox --install -s /bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 stty -F /dev/ttyS1 raw -echo 2>/dev/null   # byte-exact command output
+# Milestones before the command's own (a VM that stalls at boot says where).
+echo "vm-run: initramfs" >/dev/ttyS0 2>/dev/null
 while read -r m; do insmod "$m"; done </load
 o=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o $o,ro,cache=loose host /host || poweroff -f
@@ -79,6 +81,7 @@ mount -t 9p -o $o,cache=none ctl /ctl || poweroff -f
 # nothing it writes outside the shared work folder reaches the host.
 mount -t tmpfs tmpfs /rw && mkdir /rw/up /rw/work
 mount -t overlay -o lowerdir=/host,upperdir=/rw/up,workdir=/rw/work root /root || poweroff -f
+echo "vm-run: host root mounted" >/dev/ttyS0 2>/dev/null
 mount --move /proc /root/proc; mount --move /sys /root/sys; mount --move /dev /root/dev
 mount -t tmpfs tmpfs /root/run; mount -t tmpfs tmpfs /root/tmp
 mkdir -p /root/dev/pts /root/dev/shm /root/run/vm
