@@ -137,6 +137,31 @@ struct counting_listener {
   std::thread thread;
 };
 
+// A message to the victim's "forwarder" holding a handle of the honest
+// node's actor `mine`, and where in its body that handle's node id has its
+// host id: a test changes bytes there to name a node nobody knows.
+struct handle_message {
+  std::vector<unsigned char> body;
+  std::size_t host_at = 0;
+};
+
+handle_message message_with_handle(runtime& honest, const caf::actor& mine) {
+  handle_message out;
+  encoded_message enc;
+  std::string error;
+  REQUIRE(
+      encode_message(honest.system(), caf::make_message(to_whom{"x", mine}), 1 << 20, enc, error));
+  std::vector<char> id_bytes;
+  caf::binary_serializer sink{honest.system(), id_bytes};
+  REQUIRE_FALSE(sink(honest.system().node()));
+  std::vector<unsigned char> id(id_bytes.begin(), id_bytes.end());
+  auto at = std::search(enc.body.begin(), enc.body.end(), id.begin(), id.end());
+  REQUIRE(at != enc.body.end());
+  out.host_at = static_cast<std::size_t>(at - enc.body.begin()) + 12;
+  out.body = std::move(enc.body);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("trust 1: a handshake reflected to its own node, or relayed to another, gets nowhere") {
@@ -200,23 +225,13 @@ TEST_CASE("trust 2: a member cannot make the node dial, and nodes it names are b
   liar l("member", s.at(), node_settings("member"));
   auto forwarder = l.resolve("forwarder");
   REQUIRE(forwarder != 0);
-  encoded_message enc;
-  std::string error;
   auto mine = s.honest->system().spawn<collector>();
-  REQUIRE(encode_message(s.honest->system(), caf::make_message(to_whom{"x", mine}), 1 << 20, enc,
-                         error));
-  std::vector<char> id_bytes;
-  caf::binary_serializer sink{s.honest->system(), id_bytes};
-  auto nid = s.honest->system().node();
-  REQUIRE_FALSE(sink(nid));
-  std::vector<unsigned char> id(id_bytes.begin(), id_bytes.end());
-  auto at = std::search(enc.body.begin(), enc.body.end(), id.begin(), id.end());
-  REQUIRE(at != enc.body.end());
-  auto host_at = static_cast<std::size_t>(at - enc.body.begin()) + 12;
+  auto handle = message_with_handle(*s.honest, mine);
+  auto host_at = handle.host_at;
   auto started = clock_type::now();
   int named = 0;
   for (; named < 150; ++named) {
-    auto body = enc.body;
+    auto body = handle.body;
     body[host_at] = static_cast<unsigned char>(named);
     body[host_at + 1] = 0xee;  // no node's id
     actors::envelope m;
@@ -261,22 +276,13 @@ TEST_CASE("trust 2: a malformed answer to the node's node query ends the member'
   auto forwarder = l.resolve("forwarder");
   REQUIRE(forwarder != 0);
   // A handle of a node nobody knows: node-b asks who it is.
-  encoded_message enc;
-  std::string error;
   auto mine = s.honest->system().spawn<collector>();
-  REQUIRE(encode_message(s.honest->system(), caf::make_message(to_whom{"x", mine}), 1 << 20, enc,
-                         error));
-  std::vector<char> id_bytes;
-  caf::binary_serializer sink{s.honest->system(), id_bytes};
-  REQUIRE_FALSE(sink(s.honest->system().node()));
-  std::vector<unsigned char> id(id_bytes.begin(), id_bytes.end());
-  auto at = std::search(enc.body.begin(), enc.body.end(), id.begin(), id.end());
-  REQUIRE(at != enc.body.end());
-  enc.body[static_cast<std::size_t>(at - enc.body.begin()) + 13] = 0xee;  // no node's id
+  auto handle = message_with_handle(*s.honest, mine);
+  handle.body[handle.host_at + 1] = 0xee;  // no node's id
   actors::envelope m;
   m.kind = actors::envelope_kind::message;
   m.receiver = forwarder;
-  m.body = enc.body;
+  m.body = handle.body;
   send_envelope(l, m);
   auto query = l.hear(actors::envelope_kind::node_query);
   // The answer says the node is known, then ends inside its name.
