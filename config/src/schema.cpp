@@ -536,6 +536,7 @@ std::vector<section> make_schema() {
         duration_field("max_polling_time", ch(&C::max_polling_time), 0ns, 1s),
         size_field("eager_threshold", ch(&C::eager_threshold), 0, GiB),
         size_field("arena", ch(&C::arena), MiB, 2 * GiB, "an iomap entry's length is 32 bits"),
+        size_field("arena_min", ch(&C::arena_min), 0, 2 * GiB),
         count_field("max_pending", ch(&C::max_pending), 1, 1u << 20),
         size_field("max_streamed", ch(&C::max_streamed), 0, 1024 * GiB),
         count_field("max_streams", ch(&C::max_streams), 1, 256),

@@ -102,6 +102,7 @@ actors::directory_params directory_params_of(const config::settings& s) {
   c.tls = std::make_shared<actors::tls_context>(s.node.name, credentials_of(s));
   c.incarnation = incarnation();
   c.arena_size = s.channel.arena;
+  c.arena_min = s.channel.arena_min;
   c.arena_memory = {s.memory.provider, s.memory.dmabuf_device};
   c.max_pending = s.channel.max_pending;
   c.max_streamed = s.channel.max_streamed;

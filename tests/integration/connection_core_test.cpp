@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <mutex>
 
 using namespace riomesh;
 using namespace riomesh::actors;
@@ -291,4 +292,134 @@ TEST_CASE("connection: a view may outlive its connection") {
     kept = buffer::copy_of(kept.data(), kept.size());  // the arena goes with the test's scope
   }
   CHECK(matches(kept, 100, 0));
+}
+
+namespace {
+
+// An arena sized by demand, both ways: `first` bytes to start with, up to
+// `cap`, its segments from the heap, within `budget`.
+connection_core::settings by_demand(std::uint64_t first, std::uint64_t cap,
+                                    std::shared_ptr<receive_budget> budget = nullptr) {
+  auto s = with_arenas(first, cap);
+  s.arena_cap = cap;
+  s.peer_arena_first = first;
+  s.budget = std::move(budget);
+  s.sizing_period = std::chrono::milliseconds(50);
+  s.make_segment = [](std::uint64_t size, std::string&) {
+    auto memory = std::make_shared<std::vector<unsigned char>>(size);
+    arena_segment seg;
+    seg.data = memory->data();
+    seg.owner = memory;
+    return seg;
+  };
+  return s;
+}
+
+// Books like the session registry's, for one connection: what its
+// segments hold now, and at most.
+struct counting_budget : receive_budget {
+  explicit counting_budget(std::uint64_t limit, std::uint64_t first) : limit(limit), held(first) {}
+  bool take(std::uint64_t bytes, bool shrinking) override {
+    std::lock_guard<std::mutex> guard(lock);
+    if (!shrinking && held + bytes > limit)
+      return false;
+    held += bytes;
+    peak = std::max(peak, held);
+    return true;
+  }
+  void give(std::uint64_t bytes) override {
+    std::lock_guard<std::mutex> guard(lock);
+    held -= bytes;
+  }
+  std::uint64_t fair_share() const override { return limit; }
+  std::uint64_t now() {
+    std::lock_guard<std::mutex> guard(lock);
+    return held;
+  }
+  std::mutex lock;
+  std::uint64_t limit, held, peak = 0;
+};
+
+// Sends `count` messages of one buffer each, sizes from `size_of`, and
+// checks each one as it arrives, dropping it at once.
+bool send_all(test::linked_channels& p, connection_core& a, connection_core& b, unsigned count,
+              const std::function<std::size_t(unsigned)>& size_of) {
+  for (unsigned i = 0; i < count; ++i)
+    REQUIRE(a.submit(message(i, {pattern(size_of(i), i)})) ==
+            connection_core::submit_status::queued);
+  unsigned next = 0;
+  bool intact = true;
+  bool ok = run(p, a, b, [&] {
+    for (auto& m : b.take_inbound()) {
+      intact &= m.env.request_id == next && m.placed.size() == 1 &&
+                matches(m.placed[0], size_of(next), next);
+      ++next;
+    }
+    return next == count;
+  });
+  CHECK(intact);
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "connection: an arena sized by demand grows as its sender stalls, and shrinks when idle") {
+  test::linked_channels p;
+  auto budget = std::make_shared<counting_budget>(64 << 20, 64 << 10);
+  connection_core a(*p.a, nullptr, by_demand(64 << 10, 8 << 20));
+  connection_core b(*p.b, nullptr, by_demand(64 << 10, 8 << 20, budget));
+  CHECK(b.stats().arena_size == 64 << 10);
+  // 256 KiB buffers do not fit the first 64 KiB: the arena grows for them.
+  REQUIRE(send_all(p, a, b, 60, [](unsigned i) { return 100000 + (i * 7919) % 160000; }));
+  auto grown = b.stats();
+  MESSAGE("grew to " << grown.arena_size << " bytes in " << grown.arena_moves << " moves, "
+                     << a.stats().credit_stalls << " stalls");
+  CHECK(grown.arena_size > 256 << 10);
+  CHECK(grown.arena_size <= 8 << 20);
+  CHECK(grown.arena_moves >= 2);
+  CHECK(grown.streamed_bytes_in == 0);  // every buffer whole, none copied
+  // Everything comes back to the sender's view of the current segment.
+  CHECK(run(p, a, b, [&] { return a.stats().peer_arena_free == b.stats().arena_size; }));
+  // At most two segments alive, the larger at most the cap.
+  CHECK(budget->peak <= (8 << 20) + (4 << 20));
+  // Idle, it halves each period down to its first size; the segments it
+  // left go back to the budget.
+  bool ok =
+      run(p, a, b, [&] { return b.stats().arena_size == 64 << 10 && budget->now() == 64 << 10; });
+  CHECK(ok);
+  CHECK(b.stats().arena_held == 64 << 10);
+  CHECK(a.stats().peer_arena_free == 64 << 10);
+  // And grows again when asked.
+  REQUIRE(send_all(p, a, b, 20, [](unsigned) { return 200000; }));
+  CHECK(b.stats().arena_size > 64 << 10);
+}
+
+TEST_CASE("connection: what the receiver's budget cannot grow for streams through its arena") {
+  test::linked_channels p;
+  // Room for the first 64 KiB and one 128 KiB segment at most.
+  auto budget = std::make_shared<counting_budget>(192 << 10, 64 << 10);
+  connection_core a(*p.a, nullptr, by_demand(64 << 10, 8 << 20));
+  connection_core b(*p.b, nullptr, by_demand(64 << 10, 8 << 20, budget));
+  REQUIRE(send_all(p, a, b, 8, [](unsigned i) { return i % 2 ? 1000000 : 30000; }));
+  CHECK(b.stats().streamed_bytes_in == 4 * 1000000);
+  CHECK(budget->peak <= 192 << 10);
+  CHECK(a.stats().dropped == 0);
+}
+
+TEST_CASE("connection: a view of a segment the arena moved from stays readable") {
+  test::linked_channels p;
+  connection_core a(*p.a, nullptr, by_demand(64 << 10, 8 << 20));
+  connection_core b(*p.b, nullptr, by_demand(64 << 10, 8 << 20));
+  REQUIRE(a.submit(message(0, {pattern(50000, 3)})) == connection_core::submit_status::queued);
+  std::vector<inbound_message> held;
+  REQUIRE(run(p, a, b, [&] {
+    for (auto& m : b.take_inbound())
+      held.push_back(std::move(m));
+    return held.size() == 1;
+  }));
+  // Larger ones move the arena while the first view is still held.
+  REQUIRE(send_all(p, a, b, 10, [](unsigned) { return 300000; }));
+  CHECK(b.stats().arena_moves >= 1);
+  CHECK(matches(held[0].placed[0], 50000, 3));
 }

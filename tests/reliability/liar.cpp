@@ -3,6 +3,7 @@
 #include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/envelope/envelope.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
+#include <riomesh/actors/placement/arena_steps.hpp>
 #include <riomesh/channels/listener.hpp>
 #include <riomesh/channels/wire/byte_order.hpp>
 
@@ -165,6 +166,15 @@ std::vector<envelope_lie> envelope_lies(std::uint64_t victim_arena) {
       {"a buffer descriptor reaching past the arena", "outside the arena", encoded(outside)});
   envelope far{envelope_kind::message, 1, 1, 0, {{1ull << 62, 4096}}, {0}};
   lies.push_back({"a buffer descriptor far beyond the arena", "outside the arena", encoded(far)});
+  lies.push_back({"an arena step leaving a segment never moved from",
+                  "not the one this node moved from",
+                  encoded(actors::encode_step({actors::arena_step::kind::left, 12345, 0}))});
+  lies.push_back({"an arena moved over its own first segment, by a sender whose arena is fixed",
+                  "moved its arena",
+                  encoded(actors::encode_step({actors::arena_step::kind::moved, 0, 4096}))});
+  auto unknown = actors::encode_step({});
+  unknown.body[0] = 9;
+  lies.push_back({"an arena step of an unknown kind", "unknown kind 9", encoded(unknown)});
   envelope release{envelope_kind::release, 0, 0, 0, {{0, 65536}}, {}};
   lies.push_back(
       {"a release of arena space never given", "release of arena space", encoded(release)});
@@ -182,13 +192,13 @@ std::vector<envelope_lie> envelope_lies(std::uint64_t victim_arena) {
   envelope piece{envelope_kind::piece, 1, 1, 0, {{0, 4096}}, huge_total};
   lies.push_back(
       {"a streamed buffer declaring 2^60 bytes", "a streamed buffer of", encoded(piece)});
-  // A new buffer index in every 2 MiB piece: each would be assembled apart.
+  // A new buffer index in every piece: each would be assembled apart.
   std::vector<unsigned char> many;
   for (std::uint32_t index = 0; index < 24; ++index) {
     std::vector<unsigned char> body(12, 0);
     wire::store<std::uint32_t>(body.data(), index, wire::byte_order::little);
     wire::store<std::uint64_t>(body.data() + 4, 64ull << 20, wire::byte_order::little);
-    envelope p{envelope_kind::piece, 1, 1, 0, {{index * (2ull << 20), 2ull << 20}}, body};
+    envelope p{envelope_kind::piece, 1, 1, 0, {{index * 4096ull, 4096}}, body};
     auto bytes = encoded(p);
     many.insert(many.end(), bytes.begin(), bytes.end());
   }

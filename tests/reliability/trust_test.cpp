@@ -382,7 +382,9 @@ TEST_CASE("trust 5: sessions and their arenas are bounded, each refusal named") 
     CHECK(s.victim.stop() == 0);
   }
   {
-    child_env env(child_env::vars{{"RUNTIME_PEER_ARENA", std::to_string(8 << 20)},
+    // The budget counts each session's first arena (channel.arena_min).
+    child_env env(child_env::vars{{"RUNTIME_PEER_ARENA", std::to_string(64 << 20)},
+                                  {"RUNTIME_PEER_ARENA_MIN", std::to_string(8 << 20)},
                                   {"RUNTIME_PEER_ARENA_BUDGET", std::to_string(20 << 20)}});
     scene s("budget");
     liar m1("member-1", s.at(), node_settings("member-1"));  // 16 MiB of 20 now

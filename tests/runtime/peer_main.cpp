@@ -10,9 +10,10 @@
 // killed), then stops cleanly. RIOMESH_CHANNEL=rdma as for the tests;
 // RUNTIME_PEER_INFO=1 logs at info (the tests' nodes log warnings only).
 // RUNTIME_PEER_KEY=FILE: its node key (PEM); RUNTIME_PEER_KEYS=NAME=KEY,...:
-// the public keys it trusts. RUNTIME_PEER_MAX_SESSIONS=N, RUNTIME_PEER_ARENA=BYTES
-// and RUNTIME_PEER_ARENA_BUDGET=BYTES: cluster.max_sessions, channel.arena and
-// memory.arena_budget. RUNTIME_PEER_ADMINS=NAME,...: cluster.admins.
+// the public keys it trusts. RUNTIME_PEER_MAX_SESSIONS=N,
+// RUNTIME_PEER_ARENA=BYTES, RUNTIME_PEER_ARENA_MIN=BYTES and
+// RUNTIME_PEER_ARENA_BUDGET=BYTES: cluster.max_sessions, channel.arena,
+// channel.arena_min and memory.arena_budget. RUNTIME_PEER_ADMINS=NAME,...: cluster.admins.
 #include "cluster.hpp"
 #include "handle_actors.hpp"
 
@@ -92,6 +93,8 @@ int main(int argc, char** argv) {
     s.channel.peer_timeout = std::chrono::milliseconds(std::stoul(n));
   if (const char* n = std::getenv("RUNTIME_PEER_ARENA"); n && *n)
     s.channel.arena = std::stoull(n);
+  if (const char* n = std::getenv("RUNTIME_PEER_ARENA_MIN"); n && *n)
+    s.channel.arena_min = std::stoull(n);
   if (const char* n = std::getenv("RUNTIME_PEER_ARENA_BUDGET"); n && *n)
     s.memory.arena_budget = std::stoull(n);
   if (argc >= 4)

@@ -235,11 +235,13 @@ TEST_CASE("processes: a receiver that falls behind, the sender is told, memory s
   CHECK(count == n - refused);
   CHECK(intact);
   // The arena bounds what the receiver holds: placed buffers wait in it.
+  // Sized by demand, it has at most two segments alive, the larger at most
+  // channel.arena, the one it left at most half that.
   std::uint64_t slack = 64ull << 20;
 #if defined(__SANITIZE_ADDRESS__)
   slack += 256ull << 20;  // AddressSanitizer's quarantine keeps freed memory
 #endif
-  CHECK(peak - base < settings.channel.arena + slack);
+  CHECK(peak - base < settings.channel.arena * 3 / 2 + slack);
   CHECK(b.stop() == 0);
 }
 

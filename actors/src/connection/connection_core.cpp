@@ -21,10 +21,14 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
     : ch_(ch),
       arena_(arena),
       settings_(s),
-      peer_arena_(s.peer_arena_size),
+      peer_arena_(s.peer_arena_first ? s.peer_arena_first : s.peer_arena_size),
       decoder_([&] {
+        // Segments of an arena sized by demand lie anywhere below the
+        // application's maps; the core checks each buffer against them.
         auto l = s.inbound;
-        l.peer_arena_size = s.peer_arena_size;
+        if (s.arena_cap)
+          l.arena_size = arena_span;
+        l.peer_arena_size = s.peer_arena_first ? arena_span : s.peer_arena_size;
         return l;
       }()),
       batch_(s.releases),
@@ -37,6 +41,25 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
   // its CPU mapping, as any other.
   auto* reg = ch_.registration();
   stage_device_out_ = reg && !reg->maps_dmabuf(why);
+  if (elastic()) {
+    if (!settings_.budget)
+      settings_.budget = std::make_shared<unbounded_budget>();
+    arena_sizing::limits l;
+    l.first = s.inbound.arena_size;
+    l.cap = std::max(s.arena_cap, s.inbound.arena_size);
+    l.period = s.sizing_period;
+    sizing_.emplace(l);
+    std::string error;
+    auto first = make_segment(s.inbound.arena_size, 0, error);
+    if (!first.data) {
+      fail("no receive arena: " + error);
+      return;
+    }
+    arena_ = first.data;
+    own_.add(std::move(first));
+  } else {
+    own_.add({0, s.inbound.arena_size, arena, s.arena_owner, s.arena_fd});
+  }
   if (s.inbound.arena_size > 0) {
     auto m = s.arena_dmabuf && !s.staged_to && reg
                  ? reg->map_dmabuf(arena_, s.inbound.arena_size, s.arena_fd, 0)
@@ -143,6 +166,9 @@ bool connection_core::pump(clock::time_point now) {
   if (closed())
     return moved;
   moved = report_releases(now) || moved;
+  now_ = now;
+  if (sizing_ && !farewell_out_)
+    moved = size_arena(now) || moved;
   while (!closed() && flush_bytes() && send_next())
     moved = true;
   return moved;
@@ -285,6 +311,13 @@ void connection_core::drop_head(const std::string& why, send_failure f) {
 }
 
 bool connection_core::send_next() {
+  // Everything placed in the segment the peer moved us from is announced:
+  // tell it so, before anything of the next message.
+  if (left_due_ && !head_allocated_) {
+    send_step({arena_step::kind::left, *left_due_, 0});
+    left_due_.reset();
+    return true;
+  }
   if (queue_.empty())
     return false;
   auto& m = queue_.front();
@@ -324,7 +357,7 @@ bool connection_core::send_next() {
         if (!stalled_)
           ++stats_.credit_stalls;
         stalled_ = true;
-        return false;
+        return on_no_space(m);
       }
       refs.push_back({*at, b.size()});
     }
@@ -403,6 +436,8 @@ void connection_core::deliver(envelope&& e) {
     farewell_in_ = true;
     return;
   }
+  if (e.kind == envelope_kind::arena)
+    return on_step(e);
   if (e.kind == envelope_kind::release) {
     for (const auto& r : e.buffers)
       if (!peer_arena_.release(r.offset, r.length)) {
@@ -418,18 +453,30 @@ void connection_core::deliver(envelope&& e) {
         stream_assembly::limits{settings_.max_streamed, settings_.max_streams});
   inbound_message m;
   auto shared = released_;
-  auto owner = settings_.arena_owner;
-  // Where views of the arena point: the device's memory when staged.
-  unsigned char* home = settings_.staged_to ? settings_.staged_to : arena_;
   for (const auto& r : e.buffers) {
+    const auto* seg = own_.holding(r.offset, r.length);
+    if (!seg)
+      return fail("envelope " + std::to_string(decoder_.decoded()) + ": buffer (offset " +
+                  std::to_string(r.offset) + ", length " + std::to_string(r.length) +
+                  "): outside the arena's segments (the current one: " +
+                  std::to_string(own_.current()->size) + " bytes at offset " +
+                  std::to_string(own_.current()->offset) + ")");
+    auto at = r.offset - seg->offset;
+    // Where views of the arena point: the device's memory when staged.
+    unsigned char* home = settings_.staged_to ? settings_.staged_to : seg->data;
+    const auto& owner = seg->owner;
     // The peer's space is whole allocations: give back what it took.
     arena_range range{r.offset, arena_allocator::round_up(r.length)};
     if (settings_.staged_to) {
-      std::memcpy(home + r.offset, arena_ + r.offset, r.length);
+      std::memcpy(home + at, arena_ + at, r.length);
       stats_.staged_bytes_in += r.length;
     }
+    if (sizing_ && own_.in_current(r.offset)) {
+      current_in_use_ += range.length;
+      sizing_->used(current_in_use_);
+    }
     m.placed.push_back(buffer::adopt(
-        home + r.offset, r.length, buffer::origin::arena,
+        home + at, r.length, buffer::origin::arena,
         [shared, owner, range] {
           std::function<void()> wake;
           {
@@ -444,8 +491,7 @@ void connection_core::deliver(envelope&& e) {
             wake();
         },
         // Sent on from here, the arena registers once, as a pool slab does.
-        owner ? buffer::home{home, settings_.inbound.arena_size, owner, settings_.arena_fd,
-                             settings_.arena_dmabuf}
+        owner ? buffer::home{home, seg->size, owner, seg->fd, settings_.arena_dmabuf}
               : buffer::home{}));
     stats_.bytes_placed_in += r.length;
   }
@@ -484,6 +530,8 @@ bool connection_core::report_releases(clock::time_point now) {
     }
     for (const auto& r : released_->ranges) {
       arena_released_ += r.length;
+      if (sizing_ && own_.in_current(r.offset))
+        current_in_use_ -= std::min(current_in_use_, r.length);
       batch_.add(r, now);
     }
     released_->ranges.clear();
@@ -527,7 +575,9 @@ connection_core::counters connection_core::stats() const {
   s.registrations = r.registrations;
   s.registration_hits = r.hits;
   s.per_write_registrations = r.per_write;
-  s.arena_size = settings_.inbound.arena_size;
+  const auto* current = own_.current();
+  s.arena_size = current ? current->size : 0;
+  s.arena_held = own_.held_bytes();
   s.arena_in_use = s.bytes_placed_in - std::min(s.bytes_placed_in, arena_released_);
   s.peer_arena_free = peer_mapped_ ? peer_arena_.free_bytes() : 0;
   return s;

@@ -76,6 +76,7 @@ std::vector<unsigned char> encode_hello(const session_hello& h) {
   wire::append_le<std::uint32_t>(out, t.silence_limit_ms);
   wire::append_le<std::uint64_t>(out, t.max_streamed);
   wire::append_le<std::uint32_t>(out, t.max_streams);
+  wire::append_le<std::uint64_t>(out, t.arena_first);
   if (identity) {
     const auto& id = t.identity;
     auto host = id.listen_host.substr(0, 255);
@@ -140,6 +141,10 @@ session_message decode_session_message(const std::vector<unsigned char>& bytes) 
   t.silence_limit_ms = r.get<std::uint32_t>();
   t.max_streamed = r.get<std::uint64_t>();
   t.max_streams = r.get<std::uint32_t>();
+  t.arena_first = r.get<std::uint64_t>();
+  if (r.ok() && t.arena_first > t.arena_size)
+    return malformed("a first arena of " + std::to_string(t.arena_first) +
+                     " bytes, larger than its arena of " + std::to_string(t.arena_size));
   if (flags & identity_flag) {
     auto& id = t.identity;
     id.process_id = r.get<std::uint32_t>();

@@ -2,6 +2,9 @@
 
 #include <riomesh/actors/peers/node_table.hpp>
 
+#include <algorithm>
+#include <limits>
+
 namespace riomesh::actors {
 
 session_registry::session_registry(limits l, std::shared_ptr<node_table> nodes)
@@ -83,6 +86,36 @@ std::size_t session_registry::sessions() const {
 std::uint64_t session_registry::arena_bytes() const {
   std::lock_guard<std::mutex> guard(lock_);
   return arena_bytes_;
+}
+
+bool session_registry::grow(std::uint64_t ticket, std::uint64_t bytes, bool always) {
+  std::lock_guard<std::mutex> guard(lock_);
+  auto it = live_.find(ticket);
+  if (it == live_.end())
+    return false;
+  if (!always && limits_.arena_budget &&
+      bytes > limits_.arena_budget - std::min(arena_bytes_, limits_.arena_budget))
+    return false;
+  it->second.arena += bytes;
+  arena_bytes_ += bytes;
+  return true;
+}
+
+void session_registry::shrink(std::uint64_t ticket, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> guard(lock_);
+  auto it = live_.find(ticket);
+  if (it == live_.end())
+    return;
+  bytes = std::min(bytes, it->second.arena);
+  it->second.arena -= bytes;
+  arena_bytes_ -= bytes;
+}
+
+std::uint64_t session_registry::fair_share() const {
+  if (!limits_.arena_budget)
+    return std::numeric_limits<std::uint64_t>::max();
+  std::lock_guard<std::mutex> guard(lock_);
+  return limits_.arena_budget / std::max<std::size_t>(live_.size(), 1);
 }
 
 }  // namespace riomesh::actors

@@ -119,7 +119,8 @@ void session_setup::on_hello(const session_hello& h) {
     cl.incarnation = h.terms.incarnation;
     cl.name_proven = c.proof == handshake::proof::key;
     cl.identity = h.terms.identity;
-    cl.arena = opt_.mine.terms.arena_size;
+    cl.arena =
+        opt_.mine.terms.arena_first ? opt_.mine.terms.arena_first : opt_.mine.terms.arena_size;
     cl.dialed = opt_.dialer;
     auto a = opt_.claim(cl);
     claimed_ = a.v;

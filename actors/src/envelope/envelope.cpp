@@ -44,6 +44,8 @@ const char* to_string(envelope_kind k) {
       return "node info";
     case envelope_kind::introduce:
       return "introduce";
+    case envelope_kind::arena:
+      return "arena";
   }
   return "unknown";
 }

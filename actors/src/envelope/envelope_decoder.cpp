@@ -10,7 +10,7 @@ namespace {
 
 bool known_kind(std::uint8_t k) {
   return k >= static_cast<std::uint8_t>(envelope_kind::message) &&
-         k <= static_cast<std::uint8_t>(envelope_kind::introduce);
+         k <= static_cast<std::uint8_t>(envelope_kind::arena);
 }
 
 }  // namespace
@@ -57,6 +57,9 @@ bool envelope_decoder::check_header() {
     return fail("a release carries no body");
   if (current_.kind == envelope_kind::farewell && (buffers_left_ != 0 || body_left_ != 0))
     return fail("a farewell carries no buffers and no body");
+  if (current_.kind == envelope_kind::arena && body_left_ != wire_arena_step::body_size)
+    return fail("an arena step carries a " + std::to_string(wire_arena_step::body_size) +
+                "-byte body");
   if (current_.kind == envelope_kind::piece && (buffers_left_ != 1 || body_left_ != 12))
     return fail("a piece carries one buffer and a 12-byte body");
   bool control =

@@ -304,6 +304,7 @@ void exchange::inbound(link& l, inbound_message& m) {
     case envelope_kind::release:
     case envelope_kind::piece:
     case envelope_kind::farewell:
+    case envelope_kind::arena:
       break;  // the connection's own
   }
 }

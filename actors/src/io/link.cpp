@@ -96,6 +96,7 @@ void link::start(clock::time_point now) {
                   static_cast<std::uint32_t>(params_.peer_timeout.count()),
                   params_.max_streamed,
                   params_.max_streams,
+                  sized_by_demand() ? params_.arena_min : 0,
                   params_.identity};
   o.mine.encrypt = params_.encrypt;
   o.dialer = params_.dialed;
@@ -125,7 +126,7 @@ void link::become_connected() {
   s.max_pending = std::numeric_limits<std::size_t>::max();
   s.max_streamed = params_.max_streamed;
   s.max_streams = params_.max_streams;
-  s.inbound.arena_size = params_.arena_size;
+  s.inbound.arena_size = sized_by_demand() ? params_.arena_min : params_.arena_size;
   s.inbound.max_body = params_.max_body;
   s.inbound.max_buffers = params_.max_buffers;
   s.releases = params_.releases;
@@ -134,6 +135,32 @@ void link::become_connected() {
   s.peer_max_buffers = peer_terms_.max_buffers;
   s.peer_max_streamed = peer_terms_.max_streamed;
   s.peer_max_streams = peer_terms_.max_streams;
+  s.peer_arena_first = peer_terms_.arena_first;
+  // Released views ring the doorbell, from whatever thread drops them; a
+  // weak reference keeps the link from living on in them.
+  std::weak_ptr<link> me = shared_from_this();
+  auto wake = [me, loop = &loop_] {
+    if (auto l = me.lock())
+      loop->wake(l);
+  };
+  if (sized_by_demand()) {
+    s.arena_cap = params_.arena_size;
+    s.sizing_period = params_.arena_period;
+    if (params_.sessions)
+      s.budget = std::make_shared<session_budget>(params_.sessions, ticket_);
+    s.make_segment = [memory = params_.arena_memory](std::uint64_t size, std::string& error) {
+      arena_segment seg;
+      auto region = channels::memory_region::make(memory, size, "riomesh-arena", error);
+      if (!region)
+        return seg;
+      seg.data = region->data();
+      seg.fd = region->fd();
+      seg.owner = std::move(region);
+      return seg;
+    };
+    core_ = std::make_unique<connection_core>(*ch_, nullptr, s, wake);
+    return connected();
+  }
   std::string error;
   arena_ = channels::memory_region::make(params_.arena_memory, params_.arena_size, "riomesh-arena",
                                          error);
@@ -153,13 +180,11 @@ void link::become_connected() {
     placed_into = staging_->data();
     // The runtime said so at start (note_dmabuf_staging); the copies count.
   }
-  // Released views ring the doorbell, from whatever thread drops them; a
-  // weak reference keeps the link from living on in them.
-  std::weak_ptr<link> me = shared_from_this();
-  core_ = std::make_unique<connection_core>(*ch_, placed_into, s, [me, loop = &loop_] {
-    if (auto l = me.lock())
-      loop->wake(l);
-  });
+  core_ = std::make_unique<connection_core>(*ch_, placed_into, s, wake);
+  connected();
+}
+
+void link::connected() {
   ch_->keep_alive_within(std::chrono::milliseconds(peer_terms_.silence_limit_ms));
   set_phase(phase::up);
   if (auto e = events_.lock())
@@ -411,6 +436,8 @@ void link::close(const std::string& reason, bool stopped) {
   // of at its idle trim. Buffers of it still held re-register if sent.
   if (arena_)
     channels::invalidation_bus::global().publish(arena_->data(), arena_->size());
+  else if (core_)
+    core_->arena_going();
   // The actor ends with the link (stopped: in order, from either side);
   // orders still in its mailbox fail as it takes them, and any that come
   // later as its mailbox closes.

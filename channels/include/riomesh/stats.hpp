@@ -82,6 +82,9 @@ struct connection_counters {
   // Our arena: its size and what the peer's placed buffers hold of it;
   // the peer's: what is left for our buffers (the placement credits).
   std::uint64_t arena_size = 0, arena_in_use = 0, peer_arena_free = 0;
+  // Sized by demand: segments held (the one moved from, until the peer
+  // left it) and times it moved, growing or shrinking.
+  std::uint64_t arena_held = 0, arena_moves = 0;
   // The session: 1 if its stream goes in TLS records (channel.encrypt),
   // 1 if the peer proved itself (the secret or its key).
   std::uint64_t encrypted = 0, authenticated = 0;

@@ -96,6 +96,10 @@ struct channel_settings {
   duration max_polling_time = std::chrono::nanoseconds::zero();
   std::uint64_t eager_threshold = 16 * 1024;
   std::uint64_t arena = 64ull * 1024 * 1024;
+  // The arena is sized by demand between this and `arena`: an idle peer's
+  // holds this much, a busy one's grows as its sender asks, within
+  // memory.arena_budget. 0 (or at least `arena`): every arena is `arena`.
+  std::uint64_t arena_min = 256 * 1024;
   std::uint32_t max_pending = 1024;
   // A buffer larger than the peer's arena streams through it in pieces and
   // is assembled (one copy) at the receiver, up to this size; 0: refused.

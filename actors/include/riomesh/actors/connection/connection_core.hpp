@@ -16,11 +16,16 @@
 #include <riomesh/actors/connection/direct_fetch.hpp>
 #include <riomesh/actors/connection/send_queue.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
-#include <riomesh/actors/placement/arena_allocator.hpp>
+#include <riomesh/actors/placement/arena_sizing.hpp>
+#include <riomesh/actors/placement/arena_steps.hpp>
+#include <riomesh/actors/placement/own_arena.hpp>
+#include <riomesh/actors/placement/peer_arena.hpp>
+#include <riomesh/actors/placement/receive_budget.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
 #include <riomesh/buffer.hpp>
 #include <riomesh/channels/channel.hpp>
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -101,6 +106,17 @@ class connection_core {
     // memory the peer writes into, and each buffer is copied from there
     // to the same offset here before delivery (counted as staged_bytes_in).
     unsigned char* staged_to = nullptr;
+    // Set: our arena is sized by demand (arena_sizing.hpp), from
+    // inbound.arena_size up to arena_cap, in segments made here, within
+    // the budget; the `arena` given to the constructor is unused. Unset:
+    // the arena given is ours, fixed.
+    std::uint64_t arena_cap = 0;
+    std::function<arena_segment(std::uint64_t size, std::string& error)> make_segment;
+    std::shared_ptr<receive_budget> budget;
+    std::chrono::steady_clock::duration sizing_period = std::chrono::seconds(1);
+    // The peer's arena: its first segment's size where it sizes it by
+    // demand up to peer_arena_size (0: peer_arena_size, fixed).
+    std::uint64_t peer_arena_first = 0;
   };
   using counters = connection_counters;
   enum class submit_status { queued, congested, too_large, closed };
@@ -141,6 +157,9 @@ class connection_core {
   // Stopping, with nothing left to send (idle()): tells the peer this node
   // leaves in order. Nothing is sent after it, not even releases.
   void say_farewell();
+  // The connection ended: the send cache lets go of arena segments it
+  // registered (views sent on), as a link does of its fixed arena.
+  void arena_going() const;
 
  private:
   struct released;  // arena ranges whose views dropped, shared with them
@@ -154,6 +173,18 @@ class connection_core {
   bool report_releases(clock::time_point now);
   void deliver(envelope&& e);
   void fail(const std::string& why);
+  // The arena's steps (connection_core_arena.cpp).
+  void on_step(const envelope& e);
+  bool move_arena(std::uint64_t size, clock::time_point now);
+  bool size_arena(clock::time_point now);
+  void send_step(const arena_step& s);
+  // The head cannot be placed: ask for space, or stream what can never fit.
+  bool on_no_space(outbound_message& m);
+  bool split_head(std::uint64_t fits);
+  bool elastic() const { return settings_.arena_cap > 0; }
+  // A segment of `size` bytes at `offset`, its memory given back to the
+  // budget when its last view drops; data is null if none could be made.
+  arena_segment make_segment(std::uint64_t size, std::uint64_t offset, std::string& error);
 
   channels::channel& ch_;
   unsigned char* arena_;
@@ -162,7 +193,17 @@ class connection_core {
   bool peer_stopped_ = false;
   bool farewell_in_ = false, farewell_out_ = false;
   bool peer_mapped_ = false;
-  arena_allocator peer_arena_;
+  peer_arena peer_arena_;
+  own_arena own_;
+  std::optional<arena_sizing> sizing_;
+  std::optional<std::uint64_t> awaiting_left_;  // we moved from this segment
+  std::optional<std::uint64_t> left_due_;       // the peer moved us from this one
+  bool wanting_ = false;                        // a want is out
+  clock::time_point next_want_{};               // after a kept
+  clock::time_point now_{};
+  std::uint64_t current_in_use_ = 0;  // of our current segment
+  // Segments whose memory lives (views hold it after the peer left one).
+  std::shared_ptr<std::atomic<int>> alive_ = std::make_shared<std::atomic<int>>(0);
   envelope_decoder decoder_;
   release_batch batch_;
   std::shared_ptr<released> released_;

@@ -38,6 +38,10 @@ struct connection_params {
   std::shared_ptr<session_registry> sessions;
   bool dialed = false;
   std::uint64_t arena_size = 64ull << 20;
+  // Sized by demand from here up to arena_size (0, or at least arena_size:
+  // fixed at arena_size).
+  std::uint64_t arena_min = 0;
+  std::chrono::milliseconds arena_period{1000};  // how often it may shrink
   channels::memory_source arena_memory;
   std::uint32_t max_body = 1u << 20;
   std::uint16_t max_buffers = 256;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,15 @@ class send_queue {
   std::size_t size() const { return items_.size() - head_; }
   T& front() { return items_[head_]; }
   void push_back(T&& x) { items_.push_back(std::move(x)); }
+  // The head becomes `parts`, in their order.
+  void replace_front(std::vector<T>&& parts) {
+    auto at = items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(head_));
+    items_.insert(at, std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end()));
+    if (head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    }
+  }
   void pop_front() {
     items_[head_] = T{};  // what it holds goes now, not when overwritten
     if (++head_ == items_.size()) {

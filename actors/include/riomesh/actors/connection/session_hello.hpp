@@ -38,6 +38,9 @@ struct session_terms {
   // max_streams): a sender refuses larger ones itself, as too_large.
   std::uint64_t max_streamed = 0;
   std::uint32_t max_streams = 0;
+  // The arena's first size, where it is sized by demand (arena_sizing.hpp)
+  // up to arena_size; 0: it is arena_size, fixed.
+  std::uint64_t arena_first = 0;
   node_identity identity;  // not valid() if the peer sent none (a tool, not a node)
 };
 

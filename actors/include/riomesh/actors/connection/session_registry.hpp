@@ -15,6 +15,7 @@
 #pragma once
 
 #include <riomesh/actors/connection/session_hello.hpp>
+#include <riomesh/actors/placement/receive_budget.hpp>
 
 #include <cstdint>
 #include <map>
@@ -62,6 +63,13 @@ class session_registry {
   std::size_t sessions() const;
   std::uint64_t arena_bytes() const;
 
+  // A live session's arena grows by `bytes` if the budget has room or
+  // `always` (true), or gives them back; an ended session's are no longer counted.
+  bool grow(std::uint64_t ticket, std::uint64_t bytes, bool always = false);
+  void shrink(std::uint64_t ticket, std::uint64_t bytes);
+  // The budget over the live sessions (unbounded: the largest number).
+  std::uint64_t fair_share() const;
+
  private:
   struct session {
     std::string peer;
@@ -74,6 +82,22 @@ class session_registry {
   std::uint64_t next_ = 1;
   std::uint64_t arena_bytes_ = 0;
   std::map<std::uint64_t, session> live_;  // by ticket
+};
+
+// One session's view of the books, for its connection's arena.
+class session_budget final : public receive_budget {
+ public:
+  session_budget(std::shared_ptr<session_registry> r, std::uint64_t ticket)
+      : registry_(std::move(r)), ticket_(ticket) {}
+  bool take(std::uint64_t bytes, bool shrinking) override {
+    return registry_->grow(ticket_, bytes, shrinking);
+  }
+  void give(std::uint64_t bytes) override { registry_->shrink(ticket_, bytes); }
+  std::uint64_t fair_share() const override { return registry_->fair_share(); }
+
+ private:
+  std::shared_ptr<session_registry> registry_;
+  std::uint64_t ticket_;
 };
 
 }  // namespace riomesh::actors

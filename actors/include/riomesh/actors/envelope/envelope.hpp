@@ -63,6 +63,9 @@ enum class envelope_kind : std::uint8_t {
   // receiver: an actor of ours the sender was handed; body: the name of the
   // node it handed it on to, which may then address it and link to it.
   introduce = 18,
+  // The receive arena's size, agreed as it changes (placement/arena_moves):
+  // no buffers; body: u8 step, u64 a, u64 b.
+  arena = 19,
 };
 const char* to_string(envelope_kind k);
 
@@ -91,6 +94,10 @@ constexpr std::size_t descriptor_size = 16;
 // envelope never share one.
 constexpr std::uint64_t granule = 64;
 }  // namespace wire_envelope
+
+namespace wire_arena_step {
+constexpr std::size_t body_size = 17;  // u8 step, u64 a, u64 b
+}
 
 // Appends the envelope's bytes to `out`.
 void encode(const envelope& e, std::vector<unsigned char>& out);

@@ -169,6 +169,13 @@ class link : public std::enable_shared_from_this<link> {
 
  private:
   void become_connected();
+  void connected();
+  // The receive arena is sized by demand (arena_sizing.hpp): not for
+  // device memory, whose buffers are made once per arena.
+  bool sized_by_demand() const {
+    return params_.arena_min > 0 && params_.arena_min < params_.arena_size &&
+           params_.arena_memory.provider != config::memory_provider::dmabuf;
+  }
   void serve_taken();
   void submit_to_core(outbound_message&& m);
   // One round of the core: true if anything moved; `ended` if the link
@@ -217,7 +224,7 @@ class link : public std::enable_shared_from_this<link> {
   // Where the next map goes in the peer's view: offsets are never reused
   // on a connection, so a write late for a map taken down cannot land in
   // another map made since over the same memory.
-  std::uint64_t next_map_ = std::uint64_t{1} << 40;
+  std::uint64_t next_map_ = arena_span;
   std::uint64_t next_read_map_ = read_maps_from;
   std::vector<inbound_message> arrived_;
   refusal_meter refusals_;
