@@ -104,6 +104,10 @@ actors::directory_params directory_params_of(const config::settings& s) {
   c.arena_size = s.channel.arena;
   c.arena_min = s.channel.arena_min;
   c.arena_memory = {s.memory.provider, s.memory.dmabuf_device};
+  // Segments given up are kept a while for the next arena that grows, up
+  // to an eighth of the budget.
+  c.arena_pool = actors::segment_pool::make(
+      c.arena_memory, s.memory.arena_budget ? s.memory.arena_budget / 8 : 1ull << 30);
   c.max_pending = s.channel.max_pending;
   c.max_streamed = s.channel.max_streamed;
   c.max_streams = s.channel.max_streams;

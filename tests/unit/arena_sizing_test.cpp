@@ -7,6 +7,7 @@
 #include <riomesh/actors/placement/arena_steps.hpp>
 #include <riomesh/actors/placement/own_arena.hpp>
 #include <riomesh/actors/placement/peer_arena.hpp>
+#include <riomesh/actors/placement/segment_pool.hpp>
 
 #include <doctest/doctest.h>
 
@@ -67,9 +68,9 @@ TEST_CASE("own arena: a buffer must lie wholly within one segment") {
   CHECK(o.segments() == 1);
 }
 
-TEST_CASE("arena sizing: a want doubles the arena, or makes room for twice what did not fit") {
+TEST_CASE("arena sizing: a want quadruples the arena, or makes room for twice what did not fit") {
   arena_sizing s({256 << 10, 64 << 20, 1s});
-  CHECK(s.on_want(1000, 256 << 10) == std::optional<std::uint64_t>(512 << 10));
+  CHECK(s.on_want(1000, 256 << 10) == std::optional<std::uint64_t>(1 << 20));
   CHECK(s.on_want(3 << 20, 256 << 10) == std::optional<std::uint64_t>(8 << 20));
   CHECK(s.on_want(100 << 20, 256 << 10) == std::optional<std::uint64_t>(64 << 20));  // the cap
   CHECK_FALSE(s.on_want(1, 64 << 20));
@@ -160,4 +161,39 @@ TEST_CASE("send queue: the head is replaced by its parts, in order") {
   q.push_back(5);
   q.replace_front({});
   CHECK(q.empty());
+}
+
+TEST_CASE(
+    "segment pool: a segment given up is reused, cleared for another peer, within its bound") {
+  auto pool = segment_pool::make({}, 1 << 20);
+  std::string error;
+  unsigned char* first = nullptr;
+  {
+    auto seg = pool->take(256 << 10, "a", error);
+    REQUIRE(seg.data);
+    first = seg.data;
+    seg.data[100] = 42;
+  }  // its last holder let go: kept
+  CHECK(pool->stats().kept_bytes == 256 << 10);
+  {
+    auto again = pool->take(256 << 10, "a", error);
+    CHECK(again.data == first);
+    CHECK(again.data[100] == 42);  // its own peer's bytes, as they were
+  }
+  {
+    auto other = pool->take(256 << 10, "b", error);
+    CHECK(other.data == first);
+    CHECK(other.data[100] == 0);  // another peer's: cleared
+    auto fresh = pool->take(256 << 10, "b", error);
+    CHECK(fresh.data != first);
+  }
+  auto s = pool->stats();
+  CHECK(s.made == 2);
+  CHECK(s.reused == 2);
+  CHECK(s.cleared == 1);
+  CHECK(s.kept_bytes == 512 << 10);
+  { auto big = pool->take(1 << 20, "a", error); }  // past the bound: freed
+  CHECK(pool->stats().kept_bytes == 512 << 10);
+  pool->trim(std::chrono::steady_clock::now() + 10s);
+  CHECK(pool->stats().kept_bytes == 0);
 }

@@ -12,7 +12,8 @@ namespace riomesh::actors {
 namespace {
 
 // After the peer kept its arena as it was: how long a sender waits for
-// releases before it asks again.
+// releases before it asks again; and how long a receiver holds a want
+// it cannot meet yet before it says so.
 constexpr auto want_again_after = std::chrono::milliseconds(100);
 
 }  // namespace
@@ -46,8 +47,9 @@ bool connection_core::move_arena(std::uint64_t size, clock::time_point now) {
   if (!from || offset > arena_span || size > arena_span - offset)
     return false;  // offsets are never reused: after 1 TiB of moves, it stays
   // At most two segments alive, the current one and the one it left: a
-  // connection holds at most 1.5 times its cap, however slowly its
-  // application lets go of what arrived.
+  // connection holds at most 1.5 times its cap (a segment at the cap and
+  // the half one it shrank into), however slowly its application lets go
+  // of what arrived.
   if (alive_->load(std::memory_order_relaxed) > 1)
     return false;
   bool growing = size > from->size;
@@ -70,7 +72,28 @@ bool connection_core::move_arena(std::uint64_t size, clock::time_point now) {
   return true;
 }
 
+// A want is answered by a move as soon as one may be made: once the peer
+// left the segment moved from last, and that one's views are gone (at most
+// two segments alive). A sender gets a `kept` at once where no move will
+// come; and after 100 ms of waiting for one if what it wants to place is
+// larger than the current segment (it streams it then). Smaller, it places
+// as releases come, and the move comes when it can.
+bool connection_core::answer_want(clock::time_point now) {
+  const auto* current = own_.current();
+  auto target = sizing_ ? sizing_->on_want(*pending_want_, current->size) : std::nullopt;
+  bool blocked = awaiting_left_ || alive_->load(std::memory_order_relaxed) > 1;
+  if (target && blocked &&
+      (now - pending_since_ < want_again_after || *pending_want_ <= current->size))
+    return false;
+  pending_want_.reset();
+  if (!target || blocked || !move_arena(*target, now))
+    send_step({arena_step::kind::kept, current->size, 0});
+  return true;
+}
+
 bool connection_core::size_arena(clock::time_point now) {
+  if (pending_want_)
+    return answer_want(now);
   if (awaiting_left_)
     return false;
   const auto* current = own_.current();
@@ -85,17 +108,13 @@ void connection_core::on_step(const envelope& e) {
   auto st = decode_step(e, error);
   if (!st)
     return fail(where + error);
-  auto size = [&] { return own_.current() ? own_.current()->size : 0; };
   switch (st->what) {
-    case arena_step::kind::want: {
-      // A move under way answers it; the peer asks again if it must.
-      if (awaiting_left_)
-        return;
-      auto target = sizing_ ? sizing_->on_want(st->a, size()) : std::nullopt;
-      if (!target || !move_arena(*target, now_))
-        send_step({arena_step::kind::kept, size(), 0});
+    case arena_step::kind::want:
+      if (!pending_want_)
+        pending_since_ = now_;
+      pending_want_ = std::max(pending_want_.value_or(0), st->a);
+      answer_want(now_);
       return;
-    }
     case arena_step::kind::moved: {
       auto from = peer_arena_.current_offset();
       if (!settings_.peer_arena_first || left_due_ || st->b > settings_.peer_arena_size ||

@@ -148,7 +148,10 @@ void link::become_connected() {
     s.sizing_period = params_.arena_period;
     if (params_.sessions)
       s.budget = std::make_shared<session_budget>(params_.sessions, ticket_);
-    s.make_segment = [memory = params_.arena_memory](std::uint64_t size, std::string& error) {
+    s.make_segment = [memory = params_.arena_memory, pool = params_.arena_pool, peer = peer_name_](
+                         std::uint64_t size, std::string& error) {
+      if (pool)
+        return pool->take(size, peer, error);
       arena_segment seg;
       auto region = channels::memory_region::make(memory, size, "riomesh-arena", error);
       if (!region)
@@ -385,6 +388,8 @@ void link::on_timer(clock::time_point now) {
     return;
   if (now >= next_tick_) {
     next_tick_ = now + params_.tick;
+    if (params_.arena_pool)
+      params_.arena_pool->trim(now);
     ch_->tick(now);
   }
   on_io(now, true);

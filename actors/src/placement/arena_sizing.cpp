@@ -16,9 +16,10 @@ std::uint64_t arena_sizing::ceil_pow2(std::uint64_t n) {
 
 std::optional<std::uint64_t> arena_sizing::on_want(std::uint64_t needed,
                                                    std::uint64_t current) const {
-  // Room for two of what did not fit: the next one is placed while the
-  // receiver still holds this one.
-  auto target = std::max(current * 2, ceil_pow2(needed) * 2);
+  // Four times: a stream of messages reaches its window in few steps (each
+  // a stall and a round trip). Or room for two of what did not fit: the
+  // next one is placed while the receiver still holds this one.
+  auto target = std::max(current * 4, ceil_pow2(needed) * 2);
   target = std::min(target, limits_.cap);
   if (target <= current)
     return std::nullopt;

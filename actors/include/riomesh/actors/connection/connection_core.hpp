@@ -177,6 +177,7 @@ class connection_core {
   void on_step(const envelope& e);
   bool move_arena(std::uint64_t size, clock::time_point now);
   bool size_arena(clock::time_point now);
+  bool answer_want(clock::time_point now);
   void send_step(const arena_step& s);
   // The head cannot be placed: ask for space, or stream what can never fit.
   bool on_no_space(outbound_message& m);
@@ -197,9 +198,11 @@ class connection_core {
   own_arena own_;
   std::optional<arena_sizing> sizing_;
   std::optional<std::uint64_t> awaiting_left_;  // we moved from this segment
-  std::optional<std::uint64_t> left_due_;       // the peer moved us from this one
-  bool wanting_ = false;                        // a want is out
-  clock::time_point next_want_{};               // after a kept
+  std::optional<std::uint64_t> pending_want_;   // the peer's, not answered yet
+  clock::time_point pending_since_{};
+  std::optional<std::uint64_t> left_due_;  // the peer moved us from this one
+  bool wanting_ = false;                   // a want is out
+  clock::time_point next_want_{};          // after a kept
   clock::time_point now_{};
   std::uint64_t current_in_use_ = 0;  // of our current segment
   // Segments whose memory lives (views hold it after the peer left one).

@@ -6,6 +6,7 @@
 #include <riomesh/actors/connection/session_setup.hpp>
 #include <riomesh/actors/handshake/tls_context.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
+#include <riomesh/actors/placement/segment_pool.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
 #include <riomesh/config/settings.hpp>
 
@@ -42,6 +43,9 @@ struct connection_params {
   // fixed at arena_size).
   std::uint64_t arena_min = 0;
   std::chrono::milliseconds arena_period{1000};  // how often it may shrink
+  // The node's receive pool (segment_pool.hpp); null: segments are made
+  // and freed one by one.
+  std::shared_ptr<segment_pool> arena_pool;
   channels::memory_source arena_memory;
   std::uint32_t max_body = 1u << 20;
   std::uint16_t max_buffers = 256;

@@ -1,8 +1,8 @@
 // How large a connection's receive arena should be, from what its sender
 // asks and what it used: the receiver's policy, pure logic. An idle peer
 // holds `first` bytes; a sender that stalls for space asks for more and
-// gets twice its arena (or room for twice what it could not place), up to
-// `cap`; an arena used to less than a quarter for a whole period halves,
+// gets four times its arena (or room for twice what it could not place),
+// up to `cap`; an arena used to less than a quarter for a whole period halves,
 // and one above the fair share shrinks to it, down to `first`.
 #pragma once
 
