@@ -237,8 +237,9 @@ void run(const options& o, bool fixed, std::size_t n) {
   if (failed)
     std::printf("          %llu answers never came\n",
                 static_cast<unsigned long long>(failed.load()));
-  // Idle again: arenas sized by demand shrink back, a period at a time.
-  row(mode, n, "after", base, settled(hub->pid, std::chrono::milliseconds(8000)), 0);
+  // Idle again: arenas sized by demand shrink back after a period, and
+  // the receive pool lets go of what it kept after five seconds more.
+  row(mode, n, "after", base, settled(hub->pid, std::chrono::milliseconds(10000)), 0);
   peers.clear();
 }
 

@@ -76,17 +76,18 @@ TEST_CASE("arena sizing: a want quadruples the arena, or makes room for twice wh
   CHECK_FALSE(s.on_want(1, 64 << 20));
 }
 
-TEST_CASE("arena sizing: an arena used to a quarter for a period halves, down to its first size") {
+TEST_CASE("arena sizing: an arena used to a quarter for a period shrinks to twice its use") {
   auto t0 = arena_sizing::clock::time_point{};
   arena_sizing s({256 << 10, 64 << 20, 1s}, t0);
   std::uint64_t unbounded = ~0ull;
   s.used(5 << 20);
   CHECK_FALSE(s.on_tick(t0 + 500ms, 16 << 20, 0, unbounded));  // not a period yet
   CHECK_FALSE(s.on_tick(t0 + 1s, 16 << 20, 0, unbounded));     // 5 MiB of 16: more than a quarter
-  // Nothing used in the next period: half, then half again.
-  CHECK(s.on_tick(t0 + 2s, 16 << 20, 0, unbounded) == std::optional<std::uint64_t>(8 << 20));
+  // 1 MiB at most in the next period: 2 MiB; then nothing: the first size.
+  s.used(1 << 20);
+  CHECK(s.on_tick(t0 + 2s, 16 << 20, 0, unbounded) == std::optional<std::uint64_t>(2 << 20));
   s.moved(t0 + 2s, 0);
-  CHECK(s.on_tick(t0 + 3s, 8 << 20, 0, unbounded) == std::optional<std::uint64_t>(4 << 20));
+  CHECK(s.on_tick(t0 + 3s, 2 << 20, 0, unbounded) == std::optional<std::uint64_t>(256 << 10));
   CHECK_FALSE(s.on_tick(t0 + 10s, 256 << 10, 0, unbounded));
 }
 

@@ -40,8 +40,8 @@ std::optional<std::uint64_t> arena_sizing::on_tick(clock::time_point now, std::u
   if (current <= limits_.first)
     return std::nullopt;
   std::uint64_t target = current;
-  if (high * 4 <= current)  // a quarter was enough all period: half is
-    target = std::max(ceil_pow2(high * 2), current / 2);
+  if (high * 4 <= current)  // a quarter was enough all period: twice that is
+    target = ceil_pow2(high * 2);
   if (target > fair_share) {
     std::uint64_t share = 1;
     while (share * 2 <= fair_share)

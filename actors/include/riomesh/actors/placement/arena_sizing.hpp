@@ -2,8 +2,9 @@
 // asks and what it used: the receiver's policy, pure logic. An idle peer
 // holds `first` bytes; a sender that stalls for space asks for more and
 // gets four times its arena (or room for twice what it could not place),
-// up to `cap`; an arena used to less than a quarter for a whole period halves,
-// and one above the fair share shrinks to it, down to `first`.
+// up to `cap`; an arena used to a quarter or less for a whole period
+// shrinks to twice what it used, and one above the fair share to that
+// share, never below `first`.
 #pragma once
 
 #include <chrono>
