@@ -60,7 +60,7 @@ link::submitted link::submit(outbound_message&& m) {
   auto actor = actor_.lock();
   if (!actor)
     return submitted::closed;
-  queued_.fetch_add(1, std::memory_order_relaxed);
+  pending_.fetch_add(1, std::memory_order_relaxed);
   // Should the actor be gone by now, the order tells its sender.
   actor->enqueue(
       caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, send_order{std::move(m)}),
@@ -77,10 +77,19 @@ void link::take(outbound_message&& m) {
   taken_.push_back(std::move(m));
 }
 
+// The n messages moved from the mailbox to the link: pending by the same
+// count; the backlog's change since last counted (what the core sent, or
+// a closed link's) goes with them in one step.
 void link::took(std::size_t n) {
-  queued_.fetch_sub(n, std::memory_order_relaxed);
-  if (!is(phase::closed))
-    backlog_.store(taken_.size() + (core_ ? core_->queue_depth() : 0), std::memory_order_relaxed);
+  // Closed: they failed as they were taken, and left.
+  auto held = is(phase::closed) ? backlog_ : taken_.size() + (core_ ? core_->queue_depth() : 0);
+  pending_.fetch_add(held - backlog_ - n, std::memory_order_relaxed);  // modulo 2^64
+  backlog_ = held;
+}
+
+void link::set_backlog(std::size_t n) {
+  pending_.fetch_add(n - backlog_, std::memory_order_relaxed);  // modulo 2^64
+  backlog_ = n;
 }
 
 void link::start(clock::time_point now) {
@@ -285,7 +294,7 @@ bool link::core_round(clock::time_point now, bool& ended) {
   serve_taken();
   bool moved = core_->pump(now);
   // (A message streamed in pieces counts once per piece: conservative.)
-  backlog_.store(core_->queue_depth(), std::memory_order_relaxed);
+  set_backlog(core_->queue_depth());
   core_->take_inbound(arrived_);
   if (!arrived_.empty()) {
     moved = true;
@@ -430,7 +439,7 @@ void link::close(const std::string& reason, bool stopped) {
   for (auto& m : taken_)
     fail(m, end_failure_, where_ + ": connection closed: " + reason);
   taken_.clear();
-  backlog_.store(0, std::memory_order_relaxed);
+  set_backlog(0);
   if (auto e = events_.lock())
     e->closed(*this, reason, stopped);
   if (drained_)

@@ -89,9 +89,7 @@ class link : public std::enable_shared_from_this<link> {
   submitted submit(outbound_message&& m);
   // What waits in the mailbox and in the connection (cheap: for refusals
   // and stats), and at most how much may.
-  std::size_t depth() const {
-    return queued_.load(std::memory_order_relaxed) + backlog_.load(std::memory_order_relaxed);
-  }
+  std::size_t depth() const { return pending_.load(std::memory_order_relaxed); }
   std::size_t bound() const { return params_.max_pending; }
   // Set once established (read them after link_events::established).
   const std::string& peer_name() const { return peer_name_; }
@@ -203,9 +201,14 @@ class link : public std::enable_shared_from_this<link> {
   caf::weak_actor_ptr actor_;
   caf::strong_actor_ptr keep_actor_;
   caf::node_id peer_node_;
-  // Messages in the actor's mailbox, and held by the core; a refusal as
-  // full since the queue last drained to half (the sender hears then).
-  std::atomic<std::size_t> queued_{0}, backlog_{0};
+  // Messages in the actor's mailbox and held by the link and its core, in
+  // one counter so that a sender reads a sum that was true at some instant
+  // (two counters read apart showed 1 for 2 on a busy VM); what the I/O
+  // thread last counted as held (its own); a refusal as full since the
+  // queue last drained to half (the sender hears then).
+  std::atomic<std::size_t> pending_{0};
+  std::size_t backlog_ = 0;
+  void set_backlog(std::size_t n);
   std::atomic<bool> refused_{false};
 
   // Set once on the I/O thread before established() is reported, read by
