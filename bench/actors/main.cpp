@@ -19,7 +19,9 @@
 // set the CAF scheduler of both actor contenders (default: riomesh's
 // defaults, for both), --polling-us riomesh's channel.polling_time, to
 // compare settings, --arena-min BYTES its channel.arena_min (0: fixed
-// arenas, as before they were sized by demand). --dmabuf adds riomesh with its receive arenas in
+// arenas, as before they were sized by demand), --rendezvous BYTES its
+// channel.rendezvous (buffers from that size lent, fetched by the
+// receiver). --dmabuf adds riomesh with its receive arenas in
 // device memory (memory.provider: dmabuf; a DRM device, vgem in the VM):
 // what staging costs where the RDMA device cannot register it. --gather N
 // adds riomesh sending each payload as a buffer gathered from N pieces
@@ -122,6 +124,8 @@ int main(int argc, char** argv) {
       ::setenv("ACTOR_BENCH_HANDLER_US", argv[++i], 1);
     } else if (a == "--max-polling-us" && i + 1 < argc) {
       ::setenv("ACTOR_BENCH_MAX_POLLING_US", argv[++i], 1);
+    } else if (a == "--rendezvous" && i + 1 < argc) {
+      ::setenv("ACTOR_BENCH_RENDEZVOUS", argv[++i], 1);  // riomesh's channel.rendezvous
     } else if (a == "--arena-min" && i + 1 < argc) {
       ::setenv("ACTOR_BENCH_ARENA_MIN", argv[++i], 1);  // riomesh's channel.arena_min
     } else if (a == "--counters") {
@@ -131,7 +135,7 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "usage: actor_bench [--quick] [--no-scale] [--only TEXT] [--reps N] [--csv "
                    "FILE] [--png FILE] [--policy sharing|stealing] [--threads N] [--polling-us N] "
-                   "[--arena-min BYTES] "
+                   "[--arena-min BYTES] [--rendezvous BYTES] "
                    "[--dmabuf] [--gather N] [--encrypt] [--counters] [--handler-limit-us N] "
                    "[--max-polling-us N] [--servers-at HOST:PORT]\n";
       return 2;

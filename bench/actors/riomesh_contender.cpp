@@ -80,6 +80,8 @@ riomesh::config::settings node(const std::string& name, const ports& peers,
       kind == "riomesh-tls" ? riomesh::config::encryption::on : riomesh::config::encryption::off;
   if (const char* n = std::getenv("ACTOR_BENCH_ARENA_MIN"))  // --arena-min (0: fixed arenas)
     s.channel.arena_min = std::stoull(n);
+  if (const char* n = std::getenv("ACTOR_BENCH_RENDEZVOUS"))  // --rendezvous (0: off)
+    s.channel.rendezvous = std::stoull(n);
   if (const char* us = std::getenv("ACTOR_BENCH_POLLING_US"))  // --polling-us
     s.channel.polling_time = std::chrono::microseconds(std::stoul(us));
   if (const char* us = std::getenv("ACTOR_BENCH_MAX_POLLING_US"))  // --max-polling-us

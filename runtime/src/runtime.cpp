@@ -31,9 +31,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace riomesh {
 namespace {
@@ -103,6 +105,9 @@ actors::directory_params directory_params_of(const config::settings& s) {
   c.incarnation = incarnation();
   c.arena_size = s.channel.arena;
   c.arena_min = s.channel.arena_min;
+  c.lend_from = s.channel.rendezvous;
+  c.fetches_lent = true;
+  c.fetch_window = s.channel.fetch_window;
   c.arena_memory = {s.memory.provider, s.memory.dmabuf_device};
   // Segments given up are kept a while for the next arena that grows, up
   // to an eighth of the budget.
@@ -175,6 +180,10 @@ struct runtime::impl {
                          " may join under any name it likes (set cluster.secret_file or give "
                          "nodes keys: docs/security.md)"});
     auto params = directory_params_of(settings);
+    params.node.connection.destination = [this](const std::string& peer, std::uint64_t receiver,
+                                                std::uint64_t size) {
+      return destination(peer, receiver, size);
+    };
     std::string error;
     // Device memory that cannot be had is a configuration error: say so
     // now, not at the first connection.
@@ -281,6 +290,21 @@ struct runtime::impl {
   // Outlives `system`, whose destructor waits for the actors: one still
   // running may allocate.
   std::unique_ptr<buffer_pool> pool;
+  // Actors' destinations for lent buffers (receive_into), read on the I/O
+  // thread as each fetch starts.
+  std::mutex destinations_lock;
+  std::unordered_map<std::uint64_t, destination_fn> destinations;
+  buffer destination(const std::string& peer, std::uint64_t receiver, std::uint64_t size) {
+    destination_fn fn;
+    {
+      std::lock_guard<std::mutex> guard(destinations_lock);
+      auto it = destinations.find(receiver);
+      if (it != destinations.end())
+        fn = it->second;
+    }
+    auto b = fn ? fn(size, peer) : buffer{};
+    return b.size() >= size ? b : pool->allocate(size);
+  }
   caf::actor_system system;
   // The connections' actors run on the loop's thread; gone before the
   // system (the loop stopped first and let them go).
@@ -477,6 +501,14 @@ caf::expected<caf::strong_actor_ptr> runtime::resolve(const std::string& node,
 
 buffer runtime::allocate(std::size_t size) {
   return impl_->pool->allocate(size);
+}
+
+void runtime::receive_into_id(std::uint64_t receiver, destination_fn fn) {
+  std::lock_guard<std::mutex> guard(impl_->destinations_lock);
+  if (fn)
+    impl_->destinations[receiver] = std::move(fn);
+  else
+    impl_->destinations.erase(receiver);
 }
 
 buffer runtime::wrap(void* data, std::size_t size, std::function<void()> release) {

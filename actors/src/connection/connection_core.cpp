@@ -34,7 +34,9 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
       batch_(s.releases),
       released_(std::make_shared<released>()),
       regs_(std::make_unique<send_registrations>(ch)),
-      fetches_(std::make_unique<fetch_flights>(ch, *regs_)) {
+      fetches_(std::make_unique<fetch_flights>(ch, *regs_)),
+      lent_(s.max_loans),
+      fetch_order_(s.fetches) {
   released_->wake = std::move(wake);
   std::string why;
   // Without registration (tcp) device memory is read and written through
@@ -115,7 +117,7 @@ connection_core::submit_status connection_core::submit(outbound_message&& m) {
   std::uint64_t streamed = 0;
   std::uint32_t streams = 0;
   for (const auto& b : m.placed)
-    if (b.size() > settings_.peer_arena_size) {
+    if (b.size() > settings_.peer_arena_size && !lends(m, b)) {
       streamed += b.size();
       ++streams;
     }
@@ -165,6 +167,7 @@ bool connection_core::pump(clock::time_point now) {
   moved = read_inbound() || moved;
   if (closed())
     return moved;
+  moved = start_fetches() || moved;
   moved = report_releases(now) || moved;
   now_ = now;
   if (sizing_ && !farewell_out_)
@@ -349,24 +352,54 @@ bool connection_core::send_next() {
     if (!peer_mapped_)
       return false;
     std::vector<arena_ref> refs;
-    for (const auto& b : m.placed) {
-      auto at = peer_arena_.allocate(b.size());
-      if (!at) {  // wait for releases; give back what this message took
-        for (const auto& r : refs)
+    // Waits for arena space or a loan: gives back what this message took.
+    auto undo = [&] {
+      for (const auto& r : refs)
+        if (r.offset >= wire_envelope::lent_from)
+          take_back_loan(r.offset);
+        else
           peer_arena_.release(r.offset, arena_allocator::round_up(r.length));
-        if (!stalled_)
-          ++stats_.credit_stalls;
-        stalled_ = true;
+      if (!stalled_)
+        ++stats_.credit_stalls;
+      stalled_ = true;
+    };
+    bool lent = false;
+    for (const auto& b : m.placed) {
+      if (lends(m, b)) {
+        auto at = lent_.full() ? std::nullopt : lend(b);
+        if (!at && lent_.size() > 0) {
+          undo();
+          return false;  // the peer's fetches give loans (and maps) back
+        }
+        if (!at) {
+          undo();
+          fail("cannot lend a buffer of " + std::to_string(b.size()) +
+               " bytes: no map for it (channel.iomap_size?)");
+          return false;
+        }
+        refs.push_back({*at, b.size()});
+        lent = true;
+        continue;
+      }
+      auto at = peer_arena_.allocate(b.size());
+      if (!at) {
+        undo();
         return on_no_space(m);
       }
       refs.push_back({*at, b.size()});
     }
     stalled_ = false;
+    if (lent)
+      m.env.flags |= envelope::lent;
     m.env.buffers = std::move(refs);
     head_allocated_ = true;
     place_index_ = place_done_ = 0;
   }
   while (place_index_ < m.placed.size()) {
+    if (m.env.buffers[place_index_].offset >= wire_envelope::lent_from) {
+      ++place_index_;  // lent: it stays here for the peer to fetch
+      continue;
+    }
     const auto& b = m.placed[place_index_];
     auto r = write_from(b, place_done_, m.env.buffers[place_index_].offset + place_done_);
     if (r.bytes > 0) {
@@ -453,7 +486,13 @@ void connection_core::deliver(envelope&& e) {
         stream_assembly::limits{settings_.max_streamed, settings_.max_streams});
   inbound_message m;
   auto shared = released_;
+  std::vector<std::size_t> lent;
   for (const auto& r : e.buffers) {
+    if ((e.flags & envelope::lent) && r.offset >= wire_envelope::lent_from) {
+      lent.push_back(m.placed.size());
+      m.placed.emplace_back();  // fetched later (fetch_order.hpp)
+      continue;
+    }
     const auto* seg = own_.holding(r.offset, r.length);
     if (!seg)
       return fail("envelope " + std::to_string(decoder_.decoded()) + ": buffer (offset " +
@@ -508,7 +547,7 @@ void connection_core::deliver(envelope&& e) {
   stats_.inline_bytes_in += e.body.size();
   ++stats_.messages_in;
   m.env = std::move(e);
-  inbound_.push_back(std::move(m));
+  hold_or_pass(std::move(m), lent);
 }
 
 void connection_core::say_farewell() {
@@ -580,6 +619,7 @@ connection_core::counters connection_core::stats() const {
   s.arena_held = own_.held_bytes();
   s.arena_in_use = s.bytes_placed_in - std::min(s.bytes_placed_in, arena_released_);
   s.peer_arena_free = peer_mapped_ ? peer_arena_.free_bytes() : 0;
+  s.loans_open = lent_.size();
   return s;
 }
 

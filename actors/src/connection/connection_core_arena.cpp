@@ -109,6 +109,11 @@ void connection_core::on_step(const envelope& e) {
   if (!st)
     return fail(where + error);
   switch (st->what) {
+    case arena_step::kind::fetched:
+    case arena_step::kind::pull:
+    case arena_step::kind::pushed:
+      on_fetch_step(*st);
+      return;
     case arena_step::kind::want:
       if (!pending_want_)
         pending_since_ = now_;
@@ -157,6 +162,8 @@ void connection_core::arena_going() const {
 bool connection_core::on_no_space(outbound_message& m) {
   std::uint64_t need = 0, largest = 0;
   for (const auto& b : m.placed) {
+    if (lends(m, b))
+      continue;  // no arena space: the peer fetches it
     need += arena_allocator::round_up(b.size());
     largest = std::max(largest, arena_allocator::round_up(b.size()));
   }

@@ -9,7 +9,7 @@ namespace riomesh::actors {
 namespace {
 
 constexpr std::uint8_t hello_kind = 1, refusal_kind = 2, confirm_kind = 3, wrong_node_kind = 4;
-constexpr std::uint8_t encrypt_flag = 1, identity_flag = 2;
+constexpr std::uint8_t encrypt_flag = 1, identity_flag = 2, fetches_lent_flag = 4;
 constexpr std::size_t max_refusal = 1024;
 
 // Reads fields off a message, failing once for good at the first that
@@ -65,8 +65,9 @@ std::vector<unsigned char> encode_hello(const session_hello& h) {
   const auto& t = h.terms;
   bool identity = t.identity.valid();
   out.push_back(hello_kind);
-  out.push_back(
-      static_cast<unsigned char>((h.encrypt ? encrypt_flag : 0) | (identity ? identity_flag : 0)));
+  out.push_back(static_cast<unsigned char>((h.encrypt ? encrypt_flag : 0) |
+                                           (identity ? identity_flag : 0) |
+                                           (t.fetches_lent ? fetches_lent_flag : 0)));
   out.push_back(static_cast<unsigned char>(h.name.size()));
   out.insert(out.end(), h.name.begin(), h.name.end());
   wire::append_le<std::uint16_t>(out, t.max_buffers);
@@ -125,7 +126,7 @@ session_message decode_session_message(const std::vector<unsigned char>& bytes) 
   if (kind != hello_kind)
     return malformed("a session message of kind " + std::to_string(kind));
   auto flags = r.get<std::uint8_t>();
-  if (flags & ~(encrypt_flag | identity_flag))
+  if (flags & ~(encrypt_flag | identity_flag | fetches_lent_flag))
     return malformed("unknown hello flags " + std::to_string(flags));
   auto& h = m.hello;
   h.encrypt = flags & encrypt_flag;
@@ -134,6 +135,7 @@ session_message decode_session_message(const std::vector<unsigned char>& bytes) 
     return malformed("node name '" + config::printable(h.name) +
                      "' is not valid: " + config::node_name_rule);
   auto& t = h.terms;
+  t.fetches_lent = flags & fetches_lent_flag;
   t.max_buffers = r.get<std::uint16_t>();
   t.max_body = r.get<std::uint32_t>();
   t.arena_size = r.get<std::uint64_t>();

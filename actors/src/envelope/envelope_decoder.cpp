@@ -37,12 +37,18 @@ bool envelope_decoder::check_header() {
   current_.request_id = wire::load_le<std::uint64_t>(h + 24);
   body_left_ = wire::load_le<std::uint32_t>(h + 32);
   current_.flags = wire::load_le<std::uint32_t>(h + 36);
-  if (current_.flags & ~envelope::body_placed)
+  if (current_.flags & ~(envelope::body_placed | envelope::lent))
     return fail("unknown flags " + std::to_string(current_.flags));
+  bool carries = current_.kind == envelope_kind::message ||
+                 current_.kind == envelope_kind::request ||
+                 current_.kind == envelope_kind::response;
+  if (current_.flags & envelope::lent) {
+    if (!limits_.accepts_lent)
+      return fail("lent buffers, which this node did not offer to fetch");
+    if (!carries || buffers_left_ == 0)
+      return fail(std::string{"a "} + to_string(current_.kind) + " with lent buffers");
+  }
   if (current_.flags & envelope::body_placed) {
-    bool carries = current_.kind == envelope_kind::message ||
-                   current_.kind == envelope_kind::request ||
-                   current_.kind == envelope_kind::response;
     if (!carries || buffers_left_ == 0 || body_left_ != 0)
       return fail(std::string{"a "} + to_string(current_.kind) +
                   " with a placed body needs one buffer for it and no inline body");
@@ -113,6 +119,11 @@ bool envelope_decoder::check_descriptor(const arena_ref& r, std::size_t index) {
   // Overflow-safe: offset + length is never computed.
   // A release names space in the peer's arena, anything else ours.
   bool release = current_.kind == envelope_kind::release;
+  if ((current_.flags & envelope::lent) && r.offset >= wire_envelope::lent_from) {
+    if (r.offset >= wire_envelope::lent_end || r.length > wire_envelope::lent_end - r.offset)
+      return fail(where + "a lent buffer past the sender's maps");
+    return true;
+  }
   auto size = release ? limits_.peer_arena_size : limits_.arena_size;
   if (r.offset >= size || r.length > size - r.offset)
     return fail(where + "outside the " + (release ? "peer's " : "") + "arena of " +

@@ -106,6 +106,7 @@ void link::start(clock::time_point now) {
                   params_.max_streamed,
                   params_.max_streams,
                   sized_by_demand() ? params_.arena_min : 0,
+                  params_.fetches_lent,
                   params_.identity};
   o.mine.encrypt = params_.encrypt;
   o.dialer = params_.dialed;
@@ -145,6 +146,17 @@ void link::become_connected() {
   s.peer_max_streamed = peer_terms_.max_streamed;
   s.peer_max_streams = peer_terms_.max_streams;
   s.peer_arena_first = peer_terms_.arena_first;
+  s.lend_from = params_.lend_from;
+  s.peer_fetches_lent = peer_terms_.fetches_lent;
+  s.max_loans = params_.max_loans;
+  s.inbound.accepts_lent = params_.fetches_lent;
+  s.fetches.window = params_.fetch_window;
+  s.reads_one_sided = reads_one_sided();
+  if (params_.destination)
+    s.destination = [fn = params_.destination, peer = peer_name_](std::uint64_t size,
+                                                                  std::uint64_t receiver) {
+      return fn(peer, receiver, size);
+    };
   // Released views ring the doorbell, from whatever thread drops them; a
   // weak reference keeps the link from living on in them.
   std::weak_ptr<link> me = shared_from_this();

@@ -19,7 +19,7 @@ std::optional<arena_step> decode_step(const envelope& e, std::string& error) {
     return std::nullopt;
   }
   auto k = e.body[0];
-  if (k < 1 || k > 4) {
+  if (k < 1 || k > 7) {
     error = "an arena step of unknown kind " + std::to_string(k);
     return std::nullopt;
   }

@@ -138,6 +138,19 @@ class runtime {
   // drops; below eager_threshold it is copied at once (and released).
   buffer wrap(void* data, std::size_t size, std::function<void()> release);
 
+  // Where large buffers sent to `receiver` (an actor of this node) land
+  // when their sender lends them (channel.rendezvous): this node reads
+  // them into what `fn(size, from_node)` returns, at least `size` bytes
+  // (memory the actor allocated, device memory, a slice of a buffer it
+  // keeps), or an empty buffer for the node's own pool. `fn` runs on the
+  // I/O thread, between messages: it must not block. A null `fn` removes
+  // the actor's; so does nothing else, while the node runs.
+  using destination_fn = std::function<buffer(std::size_t size, const std::string& from_node)>;
+  template <class Handle>
+  void receive_into(const Handle& receiver, destination_fn fn) {
+    receive_into_id(caf::actor_cast<caf::actor_addr>(receiver).id(), std::move(fn));
+  }
+
   // Direct placement, as rsockets' riomap / riowrite: expose() maps `b` for
   // `node` to write into and returns the offset to tell it; write() puts
   // `data` there, ahead of any message sent after it from the same thread,
@@ -203,6 +216,7 @@ class runtime {
   caf::expected<caf::strong_actor_ptr> resolve(const std::string& node, const std::string& name,
                                                std::chrono::milliseconds timeout,
                                                std::string& interface);
+  void receive_into_id(std::uint64_t receiver, destination_fn fn);
 
   struct impl;
   std::unique_ptr<impl> impl_;

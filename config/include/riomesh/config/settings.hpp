@@ -100,6 +100,13 @@ struct channel_settings {
   // holds this much, a busy one's grows as its sender asks, within
   // memory.arena_budget. 0 (or at least `arena`): every arena is `arena`.
   std::uint64_t arena_min = 256 * 1024;
+  // Buffers of at least this many bytes go by rendezvous to peers that
+  // fetch them: they stay in the sender's memory, and the receiver reads
+  // them (rdma) or has them pushed (tcp) into memory it chose, when its
+  // fetch window allows; 0: every buffer is placed in the peer's arena.
+  std::uint64_t rendezvous = 0;
+  // What a node fetches of one peer's lent buffers at once.
+  std::uint64_t fetch_window = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
   // A buffer larger than the peer's arena streams through it in pieces and
   // is assembled (one copy) at the receiver, up to this size; 0: refused.

@@ -14,10 +14,13 @@
 #include <riomesh/stats.hpp>
 
 #include <riomesh/actors/connection/direct_fetch.hpp>
+#include <riomesh/actors/connection/fetch_order.hpp>
+#include <riomesh/actors/connection/inbound_message.hpp>
 #include <riomesh/actors/connection/send_queue.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/actors/placement/arena_sizing.hpp>
 #include <riomesh/actors/placement/arena_steps.hpp>
+#include <riomesh/actors/placement/lent_buffers.hpp>
 #include <riomesh/actors/placement/own_arena.hpp>
 #include <riomesh/actors/placement/peer_arena.hpp>
 #include <riomesh/actors/placement/receive_budget.hpp>
@@ -68,11 +71,6 @@ struct outbound_message {
   std::function<void(send_failure, const std::string&)> on_failure;
 };
 
-struct inbound_message {
-  envelope env;
-  std::vector<buffer> placed;  // views of our arena
-};
-
 class connection_core {
  public:
   using clock = release_batch::clock;
@@ -117,6 +115,20 @@ class connection_core {
     // The peer's arena: its first segment's size where it sizes it by
     // demand up to peer_arena_size (0: peer_arena_size, fixed).
     std::uint64_t peer_arena_first = 0;
+    // Rendezvous (connection_core_rendezvous.cpp): buffers of at least
+    // lend_from bytes stay in our memory for the peer to fetch, where it
+    // fetches lent buffers (its terms); 0: every buffer is placed. At most
+    // max_loans at once: then messages wait, as for arena space.
+    std::uint64_t lend_from = 0;
+    bool peer_fetches_lent = false;
+    std::size_t max_loans = 8;
+    // We fetch what the peer lends (inbound.accepts_lent): into memory
+    // `destination` gives (at least `size` bytes for the actor `receiver`;
+    // empty: a heap buffer), within `fetches`' window; by RDMA READ where
+    // reads_one_sided, else the peer pushes it into our map of it.
+    fetch_order::limits fetches;
+    std::function<buffer(std::uint64_t size, std::uint64_t receiver)> destination;
+    bool reads_one_sided = false;
   };
   using counters = connection_counters;
   enum class submit_status { queued, congested, too_large, closed };
@@ -146,8 +158,10 @@ class connection_core {
   counters stats() const;
   std::size_t queue_depth() const { return queue_.size(); }  // cheap: per message
   // Nothing queued, nothing half sent, no iowrite or fetch in flight.
+  // Nor a buffer lent and not yet fetched, or one of the peer's we fetch.
   bool idle() const {
-    return queue_.empty() && in_flight_.empty() && out_bytes_.empty() && fetches_->idle();
+    return queue_.empty() && in_flight_.empty() && out_bytes_.empty() && fetches_->idle() &&
+           lent_.size() == 0 && fetch_order_.idle();
   }
   // When pump() must run even if nothing else happens (a release batch
   // waiting for its delay).
@@ -183,6 +197,16 @@ class connection_core {
   bool on_no_space(outbound_message& m);
   bool split_head(std::uint64_t fits);
   bool elastic() const { return settings_.arena_cap > 0; }
+  // Rendezvous (connection_core_rendezvous.cpp).
+  bool lends(const outbound_message& m, const buffer& b) const;
+  std::optional<std::uint64_t> lend(const buffer& b);
+  void take_back_loan(std::uint64_t offset);
+  void on_fetch_step(const arena_step& s);
+  bool start_fetches();
+  void fetch_landed(const fetch_order::job& j, buffer into);
+  void hold_or_pass(inbound_message&& m, const std::vector<std::size_t>& lent);
+  // Ahead of the queue's messages not started yet: the core's own work.
+  void push_control(outbound_message&& m);
   // A segment of `size` bytes at `offset`, its memory given back to the
   // budget when its last view drops; data is null if none could be made.
   arena_segment make_segment(std::uint64_t size, std::uint64_t offset, std::string& error);
@@ -227,6 +251,17 @@ class connection_core {
   std::unique_ptr<stream_assembly> streams_;
   std::unique_ptr<send_registrations> regs_;
   std::unique_ptr<fetch_flights> fetches_;
+  lent_buffers lent_;
+  fetch_order fetch_order_;
+  // Lent buffers of the peer's it pushes into our maps, by its offset.
+  struct pull {
+    fetch_order::job job;
+    buffer into;
+    std::uint64_t map = 0;
+  };
+  std::map<std::uint64_t, pull> pulls_;
+  std::uint64_t next_pull_map_ = pull_maps_from;
+  static constexpr std::uint64_t pull_maps_from = std::uint64_t{1} << 60;
   std::map<std::uint64_t, std::uint64_t> leases_;  // iowrite token -> pinned registration
   std::map<std::uint64_t, std::vector<std::uint64_t>> piece_leases_;  // of write_pieces
   // The channel cannot send from device memory: m's buffers in it go from

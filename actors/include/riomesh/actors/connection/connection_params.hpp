@@ -7,11 +7,13 @@
 #include <riomesh/actors/handshake/tls_context.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
 #include <riomesh/actors/placement/segment_pool.hpp>
+#include <riomesh/buffer.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
 #include <riomesh/config/settings.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -53,6 +55,19 @@ struct connection_params {
   std::uint64_t max_streamed = 4ull << 30;  // buffers beyond the peer's arena, in all
   std::uint32_t max_streams = 8;            // and how many at once
   release_batch::limits releases;
+  // Rendezvous (connection_core_rendezvous.cpp): buffers of at least
+  // lend_from bytes are lent to peers that fetch them (0: never), at most
+  // max_loans at once per connection. This node fetches what peers lend
+  // (fetches_lent, told in its terms), up to fetch_window bytes at once,
+  // into what `destination` gives for the receiving actor (null or an
+  // empty buffer: a buffer of its own). `destination` runs on the I/O
+  // thread.
+  std::uint64_t lend_from = 0;
+  std::size_t max_loans = 8;
+  bool fetches_lent = false;
+  std::uint64_t fetch_window = 64ull << 20;
+  std::function<buffer(const std::string& peer, std::uint64_t receiver, std::uint64_t size)>
+      destination;
   // How often the channel's timers run (keepalive, peer timeout): a few
   // times per keepalive interval.
   std::chrono::milliseconds tick{250};

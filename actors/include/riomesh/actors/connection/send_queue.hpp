@@ -28,6 +28,10 @@ class send_queue {
       head_ = 0;
     }
   }
+  // Before the element at `pos` (0: the head).
+  void insert(std::size_t pos, T&& x) {
+    items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(head_ + pos), std::move(x));
+  }
   void pop_front() {
     items_[head_] = T{};  // what it holds goes now, not when overwritten
     if (++head_ == items_.size()) {

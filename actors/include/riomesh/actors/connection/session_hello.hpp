@@ -9,8 +9,8 @@
 //
 //   u8 kind (1 hello, 2 refusal, 3 confirm)
 //   hello:   u8 flags (1: wants the stream encrypted, 2: an identity
-//            follows), u8 name length (1..64), name, u16 max_buffers,
-//            u32 max_body, u64 arena_size, u64 incarnation (random per run),
+//            follows, 4: fetches buffers its peer lends, by rendezvous), u8 name length (1..64),
+//            name, u16 max_buffers, u32 max_body, u64 arena_size, u64 incarnation (random per run),
 //            u32 silence limit (ms after which the sender declares a silent
 //            peer lost; 0: never), [identity: u32 process id, 20 bytes host
 //            id (the CAF node id its actor handles carry), u16 listen port,
@@ -41,6 +41,9 @@ struct session_terms {
   // The arena's first size, where it is sized by demand (arena_sizing.hpp)
   // up to arena_size; 0: it is arena_size, fixed.
   std::uint64_t arena_first = 0;
+  // It fetches buffers the sender lends (envelope::lent) instead of
+  // having them placed in its arena: a sender may lend it large ones.
+  bool fetches_lent = false;
   node_identity identity;  // not valid() if the peer sent none (a tool, not a node)
 };
 

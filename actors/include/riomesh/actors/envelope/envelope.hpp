@@ -8,8 +8,11 @@
 //     u32 magic "RMEV"   u8 version   u8 kind   u16 descriptor count
 //     u64 sender         u64 receiver  u64 request id
 //     u32 body length    u32 flags (1: the body is placed, as the last
-//                        buffer: one too large to go inline; body length 0)
-//   descriptors: u64 arena offset, u64 length, each
+//                        buffer: one too large to go inline; body length 0;
+//                        2: lent, some buffers stay in the sender's memory
+//                        for the receiver to fetch, by rendezvous)
+//   descriptors: u64 arena offset, u64 length, each (for a lent buffer:
+//                the offset of the sender's map of it, from lent_from on)
 //   body: body length bytes
 //
 // Both ends are riomesh, so the layout is ours; rsocket peers never see it.
@@ -83,6 +86,7 @@ struct envelope {
   std::vector<unsigned char> body;
   std::uint32_t flags = 0;
   static constexpr std::uint32_t body_placed = 1;
+  static constexpr std::uint32_t lent = 2;
 };
 
 namespace wire_envelope {
@@ -93,6 +97,10 @@ constexpr std::size_t descriptor_size = 16;
 // Arena space is handed out in whole granules: two descriptors of one
 // envelope never share one.
 constexpr std::uint64_t granule = 64;
+// A lent buffer's descriptor names the sender's map of it, in [lent_from,
+// lent_end): apart from every arena and from the application's maps.
+constexpr std::uint64_t lent_from = std::uint64_t{1} << 61;
+constexpr std::uint64_t lent_end = std::uint64_t{1} << 62;
 }  // namespace wire_envelope
 
 namespace wire_arena_step {

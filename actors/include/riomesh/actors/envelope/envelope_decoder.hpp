@@ -18,6 +18,8 @@ struct envelope_limits {
   std::uint64_t peer_arena_size = 0;  // released ranges: the peer's arena, where we placed
   std::uint32_t max_body = 1u << 20;  // inline bytes per envelope
   std::uint16_t max_buffers = 256;    // descriptors per envelope
+  // Lent buffers (envelope::lent) are accepted: this node fetches them.
+  bool accepts_lent = false;
 };
 
 class envelope_decoder {

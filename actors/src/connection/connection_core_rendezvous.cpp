@@ -1,0 +1,189 @@
+// Large buffers by rendezvous, as UCX sends large messages: the sender
+// leaves a buffer of at least lend_from bytes in its own memory and sends
+// the envelope with the buffer's descriptor naming where it lent it
+// (lent_buffers.hpp); no space in the receiver's arena is taken. The
+// receiver fetches it when its window allows, into memory it chose (the
+// receiving actor's destination, or its own), and delivers the message in
+// its turn (fetch_order.hpp):
+//   - where the connection reads one-sided (rdma with read resources both
+//     ways): the sender mapped the buffer for reading; the receiver reads
+//     it with RDMA READs and, fenced behind them, tells it `fetched`, upon
+//     which the sender takes the map down and lets go of the buffer;
+//   - elsewhere (tcp): the receiver maps its destination and asks `pull`;
+//     the sender writes the buffer there from where it lies, then says
+//     `pushed` behind the bytes, and lets go of it once they went.
+// Every step names a loan by its offset; one the other side never made or
+// already ended fails the connection with the reason.
+#include <riomesh/actors/connection/connection_core.hpp>
+
+namespace riomesh::actors {
+
+namespace {
+
+std::vector<buffer> pieces_of(const buffer& b) {
+  return b.gathered() ? b.pieces() : std::vector<buffer>{b};
+}
+
+// Maps b piece after piece at consecutive offsets from `at`; false (and
+// nothing mapped) if any piece cannot be.
+bool map_pieces(channels::channel& ch, const buffer& b, std::uint64_t at, std::uint8_t access) {
+  auto pieces = pieces_of(b);
+  std::uint64_t offset = at;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    auto r = ch.map(pieces[i].data(), pieces[i].size(), offset, access);
+    if (r.st != channels::status::ok) {
+      for (std::size_t j = 0, back = at; j < i; back += pieces[j].size(), ++j)
+        ch.unmap(back);
+      return false;
+    }
+    offset += pieces[i].size();
+  }
+  return true;
+}
+
+void unmap_pieces(channels::channel& ch, const buffer& b, std::uint64_t at) {
+  for (const auto& p : pieces_of(b)) {
+    ch.unmap(at);
+    at += p.size();
+  }
+}
+
+}  // namespace
+
+bool connection_core::lends(const outbound_message& m, const buffer& b) const {
+  bool carries = m.env.kind == envelope_kind::message || m.env.kind == envelope_kind::request ||
+                 m.env.kind == envelope_kind::response;
+  return settings_.lend_from > 0 && settings_.peer_fetches_lent && carries &&
+         b.size() >= settings_.lend_from;
+}
+
+std::optional<std::uint64_t> connection_core::lend(const buffer& b) {
+  auto at = lent_.next_offset(b.size());
+  if (!at)
+    return std::nullopt;
+  // Read one-sided: a map the peer may only read (the fabric refuses its
+  // writes there). Pushed: nothing to map here.
+  bool mapped = settings_.reads_one_sided;
+  if (mapped && !map_pieces(ch_, b, *at, channels::map_access::read))
+    return std::nullopt;
+  ++stats_.buffers_lent;
+  return lent_.lend(b, mapped);
+}
+
+void connection_core::take_back_loan(std::uint64_t offset) {
+  auto l = lent_.take(offset);
+  if (l && l->mapped)
+    unmap_pieces(ch_, l->data, offset);
+}
+
+void connection_core::push_control(outbound_message&& m) {
+  bool head_started = head_allocated_ || head_fetched_ || write_index_ > 0 || write_done_ > 0;
+  queue_.insert(head_started && !queue_.empty() ? 1 : 0, std::move(m));
+}
+
+void connection_core::on_fetch_step(const arena_step& s) {
+  auto where = "envelope " + std::to_string(decoder_.decoded()) + ": ";
+  auto loan_at = [&] { return "the lent buffer at offset " + std::to_string(s.a); };
+  switch (s.what) {
+    case arena_step::kind::fetched: {
+      auto* l = lent_.find(s.a);
+      if (!l || !l->mapped)
+        return fail(where + "the peer says it fetched " + loan_at() +
+                    ", which this node did not lend it for reading");
+      take_back_loan(s.a);
+      return;
+    }
+    case arena_step::kind::pull: {
+      auto* l = lent_.find(s.a);
+      if (!l || l->mapped || l->pulled)
+        return fail(where + "the peer asks for " + loan_at() +
+                    " to be pushed: not lent to it for that, or asked for already");
+      l->pulled = true;
+      outbound_message m;
+      m.writes.push_back({s.b, lent_.take(s.a)->data});
+      m.env = encode_step({arena_step::kind::pushed, s.a, 0});
+      // Its map at the peer is the peer's promise: no map there is a lie.
+      m.on_failure = [this, at = s.b](send_failure, const std::string& why) {
+        fail("pushing a lent buffer into the peer's map at offset " + std::to_string(at) + ": " +
+             why);
+      };
+      push_control(std::move(m));
+      return;
+    }
+    case arena_step::kind::pushed: {
+      auto it = pulls_.find(s.a);
+      if (it == pulls_.end())
+        return fail(where + "the peer says it pushed " + loan_at() +
+                    ", which this node did not ask for");
+      auto p = std::move(it->second);
+      pulls_.erase(it);
+      unmap_pieces(ch_, p.into, p.map);
+      fetch_landed(p.job, std::move(p.into));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+bool connection_core::start_fetches() {
+  bool moved = false;
+  while (auto j = fetch_order_.next()) {
+    moved = true;
+    auto into = settings_.destination ? settings_.destination(j->length, j->receiver) : buffer{};
+    if (into.size() > j->length)
+      into = into.slice(0, j->length);
+    else if (into.size() < j->length)
+      into = buffer::heap(j->length);
+    if (settings_.reads_one_sided) {
+      outbound_message m;
+      direct_fetch f;
+      f.offset = j->offset;
+      f.into = into;
+      f.done = [this, job = *j, into](std::uint64_t) { fetch_landed(job, into); };
+      m.fetch = std::move(f);
+      m.env = encode_step({arena_step::kind::fetched, j->offset, j->length});
+      m.on_failure = [this, at = j->offset](send_failure, const std::string& why) {
+        fail("fetching the lent buffer at offset " + std::to_string(at) + ": " + why);
+      };
+      push_control(std::move(m));
+      continue;
+    }
+    if (pulls_.count(j->offset)) {
+      fail("envelope " + std::to_string(decoder_.decoded()) + ": the lent buffer at offset " +
+           std::to_string(j->offset) + " is lent twice");
+      return true;
+    }
+    auto map = next_pull_map_;
+    if (!map_pieces(ch_, into, map, channels::map_access::write)) {
+      fail("cannot map " + std::to_string(j->length) +
+           " bytes for the peer to push a lent buffer into (channel.iomap_size?)");
+      return true;
+    }
+    next_pull_map_ += (j->length + 4095) / 4096 * 4096 + 4096;
+    pulls_[j->offset] = {*j, into, map};
+    send_step({arena_step::kind::pull, j->offset, map});
+  }
+  return moved;
+}
+
+void connection_core::fetch_landed(const fetch_order::job& j, buffer into) {
+  if (!fetch_order_.landed(j, std::move(into)))
+    return fail("a fetch of the lent buffer at offset " + std::to_string(j.offset) +
+                " that no message waits for");
+  ++stats_.buffers_fetched;
+  stats_.bytes_fetched += j.length;
+  fetch_order_.take_ready(inbound_);
+}
+
+void connection_core::hold_or_pass(inbound_message&& m, const std::vector<std::size_t>& lent) {
+  if (lent.empty() && fetch_order_.idle()) {
+    inbound_.push_back(std::move(m));
+    return;
+  }
+  std::string error;
+  if (!fetch_order_.hold(std::move(m), lent, error))
+    fail("envelope " + std::to_string(decoder_.decoded()) + ": " + error);
+}
+
+}  // namespace riomesh::actors
