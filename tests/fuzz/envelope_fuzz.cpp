@@ -1,6 +1,7 @@
 // The envelope decoder against a hostile byte stream, fed in pieces whose
 // sizes the input chooses. What it delivers must keep every promise the
-// decoder makes: buffers inside our arena, released ranges inside the
+// decoder makes: buffers inside our arena (or, in an envelope that lends
+// them, inside the sender's lent range), released ranges inside the
 // peer's, no more descriptors or body bytes than offered.
 #include "fuzz_input.hpp"
 
@@ -17,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   l.peer_arena_size = 1u << 19;
   l.max_body = 4096;
   l.max_buffers = 16;
+  l.accepts_lent = true;
   envelope_decoder d(l);
   while (!in.empty() && !d.failed()) {
     const std::uint8_t* p;
@@ -28,9 +30,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (e->body.size() > l.max_body || e->buffers.size() > l.max_buffers)
           std::abort();
         std::uint64_t limit = e->kind == envelope_kind::release ? l.peer_arena_size : l.arena_size;
-        for (const auto& b : e->buffers)
+        for (const auto& b : e->buffers) {
+          if ((e->flags & envelope::lent) && b.offset >= wire_envelope::lent_from) {
+            if (b.offset >= wire_envelope::lent_end ||
+                b.length > wire_envelope::lent_end - b.offset)
+              std::abort();
+            continue;
+          }
           if (b.offset > limit || b.length > limit - b.offset)
             std::abort();
+        }
       }
     }
   }

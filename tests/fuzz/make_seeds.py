@@ -17,9 +17,9 @@ def write(target, name, data):
 
 
 # --- envelope: [u8 piece size - 1][piece bytes]... -------------------------
-def envelope(kind, buffers=(), body=b"", sender=0, receiver=1, request=0):
+def envelope(kind, buffers=(), body=b"", sender=0, receiver=1, request=0, flags=0):
     out = struct.pack("<IBBHQQQII", 0x56454D52, 1, kind, len(buffers), sender,
-                      receiver, request, len(body), 0)
+                      receiver, request, len(body), flags)
     for off, length in buffers:
         out += struct.pack("<QQ", off, length)
     return out + body
@@ -39,6 +39,10 @@ msgs = (envelope(2, [(0, 4096), (65536, 1000)], b"\x01\x02\x03", 7, 42, 9)
 write("envelope", "mixed-64", pieces(msgs, 64))
 write("envelope", "mixed-7", pieces(msgs, 7))
 write("envelope", "outside-arena", pieces(envelope(1, [(1 << 20, 1)]), 40))
+# lent buffers (flag 2): one in the sender's range beside one in our arena
+write("envelope", "lent", pieces(envelope(1, [(1 << 61, 1 << 20), (0, 64)], b"x", flags=2)
+                                 + envelope(19, [], b"\x06" + struct.pack("<QQ", 1 << 61, 1 << 60)),
+                                 64))
 write("envelope", "farewell", pieces(envelope(1, [], b"bye") + envelope(10), 64))
 
 

@@ -206,6 +206,19 @@ std::vector<envelope_lie> envelope_lies(std::uint64_t victim_arena) {
   envelope overlapping{envelope_kind::message, 1, 1, 0, {{0, 8192}, {4096, 4096}}, {0}};
   lies.push_back(
       {"two buffers of one envelope in the same arena space", "overlap", encoded(overlapping)});
+  // Rendezvous: loans this node never made, and one past the lender's range.
+  constexpr auto lent_at = actors::wire_envelope::lent_from;
+  envelope past_lent{
+      envelope_kind::message, 1, 1, 0, {{actors::wire_envelope::lent_end - 100, 4096}}, {0},
+      envelope::lent};
+  lies.push_back({"a lent buffer reaching past the lender's range", "past the sender's maps",
+                  encoded(past_lent)});
+  lies.push_back({"a pull of a buffer never lent", "to be pushed: not lent",
+                  encoded(actors::encode_step({actors::arena_step::kind::pull, lent_at, 0}))});
+  lies.push_back({"a fetch said done of a buffer never lent", "says it fetched",
+                  encoded(actors::encode_step({actors::arena_step::kind::fetched, lent_at, 64}))});
+  lies.push_back({"a push said done that was never asked for", "says it pushed",
+                  encoded(actors::encode_step({actors::arena_step::kind::pushed, lent_at, 0}))});
   lies.push_back({"bytes that are no envelope", "bad magic", std::vector<unsigned char>(64, 0x5a)});
   return lies;
 }

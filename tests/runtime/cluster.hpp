@@ -139,12 +139,23 @@ inline bool wait_routed(runtime& rt, const std::string& peer) {
 // Two nodes, node-a dialed node-b, and both sides are up.
 struct two_nodes {
   std::unique_ptr<runtime> b, a;
-  two_nodes() {
-    b = start_node(node_settings("node-b"));
-    a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  two_nodes() : two_nodes(config::channel_settings{}.rendezvous) {}
+  explicit two_nodes(std::uint64_t rendezvous) {
+    auto sb = node_settings("node-b");
+    sb.channel.rendezvous = rendezvous;
+    b = start_node(sb);
+    auto sa = node_settings("node-a", {{"node-b", b->port()}});
+    sa.channel.rendezvous = rendezvous;
+    a = start_node(sa);
     if (!wait_routed(*a, "node-b") || !wait_routed(*b, "node-a"))
       throw std::runtime_error("two_nodes: node-a and node-b did not connect within 10 s");
   }
+};
+
+// The same, every buffer placed in the peer's arena (channel.rendezvous
+// 0): the cases about the arena's path.
+struct two_placing_nodes : two_nodes {
+  two_placing_nodes() : two_nodes(0) {}
 };
 
 // `f()` (an expected), tried for up to 5 s: `rt`'s side of a connection

@@ -81,8 +81,8 @@ TEST_CASE("runtime: a lost node fails pending requests, fires monitors, and come
   caf::scoped_actor waiter{a->system()}, watcher{a->system()};
   watcher->monitor(*s);
   // A buffer that arrived from node-b (a view of the arena of a's
-  // connection to it), kept past the loss.
-  auto sent = a->allocate(1 << 20);
+  // connection to it: below channel.rendezvous), kept past the loss.
+  auto sent = a->allocate(128 << 10);
   fill(sent, 77);
   buffer kept;
   waiter->request(*s, 10s, echo_atom::value, sent)

@@ -45,17 +45,23 @@ TEST_CASE_FIXTURE(two_nodes, "runtime: buffers of every size arrive intact, plac
     fill(data, size);
     CHECK(sum_at(*a, *s, data) == checksum(data));
   }
-  // Buffers come back too: the echo's buffer is placed in a's arena.
+  // Buffers come back too: the echo's buffer is placed in a's arena, or
+  // (from channel.rendezvous on) fetched into a's pool.
   caf::scoped_actor self{a->system()};
-  auto big = a->allocate(4 << 20);
-  fill(big, 9);
-  self->request(*s, 30s, echo_atom::value, big)
-      .receive(
-          [&](const buffer& back) {
-            CHECK(back.where() == buffer::origin::arena);
-            CHECK(checksum(back) == checksum(big));
-          },
-          [&](caf::error& e) { FAIL(a->system().render(e)); });
+  for (std::size_t size : {std::size_t{200} << 10, std::size_t{4} << 20}) {
+    CAPTURE(size);
+    auto big = a->allocate(size);
+    fill(big, 9);
+    self->request(*s, 30s, echo_atom::value, big)
+        .receive(
+            [&](const buffer& back) {
+              CHECK(back.where() == (size < a->settings().channel.rendezvous
+                                         ? buffer::origin::arena
+                                         : buffer::origin::pool));
+              CHECK(checksum(back) == checksum(big));
+            },
+            [&](caf::error& e) { FAIL(a->system().render(e)); });
+  }
 }
 
 TEST_CASE("runtime: encrypted streams carry every size, a stream of many, both ways, and say so") {
@@ -106,7 +112,7 @@ TEST_CASE("runtime: encrypted streams carry every size, a stream of many, both w
   }
 }
 
-TEST_CASE_FIXTURE(two_nodes, "runtime: pool buffers above the threshold are never copied") {
+TEST_CASE_FIXTURE(two_placing_nodes, "runtime: pool buffers above the threshold are never copied") {
   b->publish(spawn_sink(b->system()), "sink");
   auto s = a->remote_actor("node-b", "sink");
   REQUIRE(s);
@@ -297,6 +303,7 @@ TEST_CASE("runtime: a buffer larger than the arena streams through it, or is ref
   auto small_arena = [](config::settings s, std::uint64_t max_streamed) {
     s.channel.arena = 4ull << 20;
     s.channel.max_streamed = max_streamed;
+    s.channel.rendezvous = 0;  // placed, streamed: not lent
     return s;
   };
   auto b = start_node(small_arena(node_settings("node-b"), 1ull << 30));
@@ -378,10 +385,12 @@ TEST_CASE("runtime: a 64 MiB serialized message crosses, both ways") {
   REQUIRE(m);
   const std::size_t size = 64u << 20;
   check_mirrored(*a, *m, size);
-  // It was placed, not sent inline: decoded from where it landed.
+  // It was placed (or lent and fetched), not sent inline: decoded from
+  // where it landed.
   auto stats = b->stats();
   REQUIRE(stats.peers.size() == 1);
-  CHECK(stats.peers[0].second.bytes_placed_in + stats.peers[0].second.streamed_bytes_in >= size);
+  const auto& c = stats.peers[0].second;
+  CHECK(c.bytes_placed_in + c.streamed_bytes_in + c.bytes_fetched >= size);
   CHECK(stats.peers[0].second.inline_bytes_in < 1u << 20);
 }
 

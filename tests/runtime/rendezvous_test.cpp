@@ -125,3 +125,31 @@ TEST_CASE_FIXTURE(lending_nodes,
   CHECK(asked.load() == 1);
   caf::anon_send_exit(owner, caf::exit_reason::user_shutdown);
 }
+
+TEST_CASE("rendezvous: what a receiver fetches of one message is bounded by its max_streamed") {
+  // node-b takes at most 1 MiB of one message beyond what is placed; its
+  // sender refuses a larger lent buffer as too_large, and the connection
+  // lives on for what fits.
+  auto sb = node_settings("node-b");
+  sb.channel.max_streamed = 1 << 20;
+  auto b = start_node(sb);
+  b->publish(spawn_sink(b->system()), "sink");
+  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  auto sink = once_connected([&] { return a->remote_actor("node-b", "sink"); });
+  REQUIRE(sink);
+  caf::scoped_actor self{a->system()};
+  bool refused = false;
+  self->request(*sink, std::chrono::seconds(10), sum_atom::value, a->allocate(2 << 20))
+      .receive([](std::uint64_t) { FAIL("lent past the receiver's limit"); },
+               [&](caf::error& e) {
+                 refused = is(e, errc::too_large);
+                 MESSAGE(a->system().render(e));
+               });
+  CHECK(refused);
+  auto fits = a->allocate(1 << 20);
+  fill(fits, 3);
+  CHECK(sum_at(*a, *sink, fits) == checksum(fits));
+  CHECK(of(*a, "node-b").buffers_lent == 1);
+  CHECK(a->stats().node.payload_copied_out == 0);
+  CHECK(b->stats().node.payload_copied_in == 0);
+}

@@ -144,8 +144,11 @@ TEST_CASE("envelope: a lying peer is refused with the envelope and the reason") 
   poke32(bad, 32, 1u << 30);
   CHECK(decode_error(bad, l) == "envelope 1: body of 1073741824 bytes, more than the 4096 allowed");
   bad = good;
+  poke32(bad, 36, 4);
+  CHECK(decode_error(bad, l) == "envelope 1: unknown flags 4");
+  bad = good;  // lent buffers to a node that did not offer to fetch them
   poke32(bad, 36, 2);
-  CHECK(decode_error(bad, l) == "envelope 1: unknown flags 2");
+  CHECK(decode_error(bad, l) == "envelope 1: lent buffers, which this node did not offer to fetch");
   bad = good;  // a placed body with an inline one too
   poke32(bad, 36, 1);
   CHECK(decode_error(bad, l) ==

@@ -84,7 +84,9 @@ TEST_CASE("fetch order: messages wait for their fetches and for those ahead of t
   CHECK(o.in_flight() == 0);
 }
 
-TEST_CASE("fetch order: one buffer larger than the window goes alone, and what waits is bounded") {
+TEST_CASE(
+    "fetch order: one buffer larger than the window goes alone, a retry goes first, what waits is "
+    "bounded") {
   fetch_order::limits lim;
   lim.window = 100;
   lim.max_held = 2;
@@ -92,7 +94,13 @@ TEST_CASE("fetch order: one buffer larger than the window goes alone, and what w
   fetch_order o(lim);
   std::string error;
   REQUIRE(o.hold(with(1, 1), {0}, error));
-  CHECK(o.next());  // 1000 bytes, alone
+  auto j = o.next();  // 1000 bytes, alone
+  REQUIRE(j);
+  o.retry(*j);  // could not go now: first again
+  CHECK(o.in_flight() == 0);
+  auto again = o.next();
+  REQUIRE(again);
+  CHECK(again->offset == j->offset);
   REQUIRE(o.hold(with(2, 0, 7), {}, error));
   CHECK_FALSE(o.hold(with(3, 0), {}, error));  // a third message
   CHECK(error.find("more than the 2 messages") != std::string::npos);

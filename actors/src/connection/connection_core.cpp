@@ -114,14 +114,18 @@ connection_core::submit_status connection_core::submit(outbound_message&& m) {
   }
   if (m.env.body.size() > settings_.peer_max_body || m.placed.size() > settings_.peer_max_buffers)
     return submit_status::too_large;
-  std::uint64_t streamed = 0;
+  std::uint64_t streamed = 0, lent = 0;
   std::uint32_t streams = 0;
   for (const auto& b : m.placed)
-    if (b.size() > settings_.peer_arena_size && !lends(m, b)) {
+    if (lends(m, b)) {
+      lent += b.size();
+    } else if (b.size() > settings_.peer_arena_size) {
       streamed += b.size();
       ++streams;
     }
-  if (streamed > std::min(settings_.max_streamed, settings_.peer_max_streamed) ||
+  // What the peer fetches of one message is bounded as what it assembles.
+  auto most = std::min(settings_.max_streamed, settings_.peer_max_streamed);
+  if (streamed > most || lent > most ||
       streams > std::min(settings_.max_streams, settings_.peer_max_streams))
     return submit_status::too_large;
   if (queue_.size() >= settings_.max_pending)
@@ -487,8 +491,16 @@ void connection_core::deliver(envelope&& e) {
   inbound_message m;
   auto shared = released_;
   std::vector<std::size_t> lent;
+  std::uint64_t lent_bytes = 0;
   for (const auto& r : e.buffers) {
     if ((e.flags & envelope::lent) && r.offset >= wire_envelope::lent_from) {
+      // Fetching costs this node the memory: bounded before it is taken.
+      lent_bytes += r.length;
+      if (lent_bytes > settings_.max_streamed)
+        return fail("envelope " + std::to_string(decoder_.decoded()) + ": lent buffers of " +
+                    std::to_string(lent_bytes) + " bytes or more, beyond the " +
+                    std::to_string(settings_.max_streamed) +
+                    " this node takes of one message (channel.max_streamed)");
       lent.push_back(m.placed.size());
       m.placed.emplace_back();  // fetched later (fetch_order.hpp)
       continue;

@@ -67,6 +67,7 @@ std::optional<std::uint64_t> connection_core::lend(const buffer& b) {
   if (mapped && !map_pieces(ch_, b, *at, channels::map_access::read))
     return std::nullopt;
   ++stats_.buffers_lent;
+  stats_.bytes_lent += b.size();
   return lent_.lend(b, mapped);
 }
 
@@ -129,7 +130,6 @@ void connection_core::on_fetch_step(const arena_step& s) {
 bool connection_core::start_fetches() {
   bool moved = false;
   while (auto j = fetch_order_.next()) {
-    moved = true;
     auto into = settings_.destination ? settings_.destination(j->length, j->receiver) : buffer{};
     if (into.size() > j->length)
       into = into.slice(0, j->length);
@@ -147,6 +147,7 @@ bool connection_core::start_fetches() {
         fail("fetching the lent buffer at offset " + std::to_string(at) + ": " + why);
       };
       push_control(std::move(m));
+      moved = true;
       continue;
     }
     if (pulls_.count(j->offset)) {
@@ -156,6 +157,10 @@ bool connection_core::start_fetches() {
     }
     auto map = next_pull_map_;
     if (!map_pieces(ch_, into, map, channels::map_access::write)) {
+      if (!pulls_.empty()) {
+        fetch_order_.retry(*j);  // the peer's map table is full: once a pull ends
+        return moved;
+      }
       fail("cannot map " + std::to_string(j->length) +
            " bytes for the peer to push a lent buffer into (channel.iomap_size?)");
       return true;
@@ -163,6 +168,7 @@ bool connection_core::start_fetches() {
     next_pull_map_ += (j->length + 4095) / 4096 * 4096 + 4096;
     pulls_[j->offset] = {*j, into, map};
     send_step({arena_step::kind::pull, j->offset, map});
+    moved = true;
   }
   return moved;
 }

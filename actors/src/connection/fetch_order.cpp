@@ -39,6 +39,12 @@ std::optional<fetch_order::job> fetch_order::next() {
   return out;
 }
 
+void fetch_order::retry(const job& j) {
+  todo_.push_front(j);
+  in_flight_ -= std::min(in_flight_, j.length);
+  --started_;
+}
+
 bool fetch_order::landed(const job& j, buffer into) {
   if (held_.empty() || j.ticket < held_.front().ticket || started_ == 0)
     return false;

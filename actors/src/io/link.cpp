@@ -245,7 +245,7 @@ void link::submit_to_core(outbound_message&& m) {
                " buffers is more than this connection carries: buffers up to the "
                "peer's arena (" +
                std::to_string(peer_terms_.arena_size) +
-               " bytes), larger ones in pieces up to channel.max_streamed (" +
+               " bytes), larger ones lent or in pieces up to channel.max_streamed (" +
                std::to_string(streamed) + " bytes in all, " + std::to_string(streams) +
                " at once; " + (theirs ? "the receiver's" : "this node's") + "), at most " +
                std::to_string(peer_terms_.max_buffers) +

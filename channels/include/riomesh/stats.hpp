@@ -87,7 +87,8 @@ struct connection_counters {
   std::uint64_t arena_held = 0, arena_moves = 0;
   // Rendezvous: buffers lent to the peer (left in our memory for it to
   // fetch), those still lent, and the peer's we fetched, with their bytes.
-  std::uint64_t buffers_lent = 0, loans_open = 0, buffers_fetched = 0, bytes_fetched = 0;
+  std::uint64_t buffers_lent = 0, bytes_lent = 0, loans_open = 0, buffers_fetched = 0,
+                bytes_fetched = 0;
   // The session: 1 if its stream goes in TLS records (channel.encrypt),
   // 1 if the peer proved itself (the secret or its key).
   std::uint64_t encrypted = 0, authenticated = 0;

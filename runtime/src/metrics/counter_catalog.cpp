@@ -115,6 +115,7 @@ const std::vector<metric<connection_counters>>& connection_metrics() {
        "Times the receive arena for the peer grew or shrank."},
       {"buffers_lent", &C::buffers_lent, counter,
        "Buffers left in this node's memory for the peer to fetch (rendezvous)."},
+      {"bytes_lent", &C::bytes_lent, counter, "Bytes of the buffers lent to the peer."},
       {"loans_open", &C::loans_open, gauge, "Lent buffers the peer has not fetched yet."},
       {"buffers_fetched", &C::buffers_fetched, counter,
        "Buffers the peer lent that this node fetched (rendezvous)."},

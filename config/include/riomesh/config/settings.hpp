@@ -104,7 +104,8 @@ struct channel_settings {
   // fetch them: they stay in the sender's memory, and the receiver reads
   // them (rdma) or has them pushed (tcp) into memory it chose, when its
   // fetch window allows; 0: every buffer is placed in the peer's arena.
-  std::uint64_t rendezvous = 0;
+  // 256 KiB: from there it paid on both fabrics (docs/benchmarks.md).
+  std::uint64_t rendezvous = 256 * 1024;
   // What a node fetches of one peer's lent buffers at once.
   std::uint64_t fetch_window = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
