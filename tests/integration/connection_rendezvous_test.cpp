@@ -141,6 +141,45 @@ TEST_CASE("rendezvous: loans and the receiver's window bound what is out at once
   CHECK(a.stats().credit_stalls > 0);  // it waited for loans to come back
 }
 
+TEST_CASE("rendezvous: a receiver that holds what it fetched fetches no more than its window") {
+  linked_channels p;
+  auto [sa, sb] = lending(p);
+  sb.fetches.window = 450 << 10;  // two of the 200 KiB buffers
+  std::vector<unsigned char> arena_a(arena), arena_b(arena);
+  connection_core a(*p.a, arena_a.data(), sa);
+  connection_core b(*p.b, arena_b.data(), sb);
+  for (unsigned i = 0; i < 6; ++i)
+    REQUIRE(a.submit(message(i, {pattern(200 << 10, i)})) ==
+            connection_core::submit_status::queued);
+  std::vector<inbound_message> kept;  // the application holds them
+  auto take = [&] {
+    for (auto& m : b.take_inbound())
+      kept.push_back(std::move(m));
+  };
+  REQUIRE(run(p, a, b, [&] {
+    take();
+    return kept.size() == 2;
+  }));
+  // Nothing more comes while both are held, however long it is driven.
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  run(p, a, b, [&] {
+    take();
+    return std::chrono::steady_clock::now() > until;
+  });
+  CHECK(kept.size() == 2);
+  CHECK(a.stats().loans_open == 4);
+  kept.clear();  // let go: the window opens, on the I/O thread's next round
+  unsigned got = 2;
+  REQUIRE(run(p, a, b, [&] {
+    for (auto& m : b.take_inbound()) {
+      CHECK(m.env.request_id == got);
+      CHECK(matches(m.placed[0], 200 << 10, got));
+      ++got;
+    }
+    return got == 6;
+  }));
+}
+
 TEST_CASE("rendezvous: a peer that lies about a loan is cut off, with the reason") {
   struct lie {
     arena_step step;

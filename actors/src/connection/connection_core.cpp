@@ -1,20 +1,12 @@
 #include <riomesh/actors/connection/buffer_stream.hpp>
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/connection/send_registrations.hpp>
+#include "core_released.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 namespace riomesh::actors {
-
-// Views of our arena drop on any thread; the core takes their ranges in
-// on its own. Shared so that a view outliving the core finds it gone.
-struct connection_core::released {
-  std::mutex lock;
-  std::vector<arena_range> ranges;
-  std::function<void()> wake;
-  bool open = true;
-};
 
 connection_core::connection_core(channels::channel& ch, unsigned char* arena, const settings& s,
                                  std::function<void()> wake)

@@ -15,6 +15,7 @@
 // Every step names a loan by its offset; one the other side never made or
 // already ended fails the connection with the reason.
 #include <riomesh/actors/connection/connection_core.hpp>
+#include "core_released.hpp"
 
 namespace riomesh::actors {
 
@@ -129,6 +130,9 @@ void connection_core::on_fetch_step(const arena_step& s) {
 
 bool connection_core::start_fetches() {
   bool moved = false;
+  if (fetch_order_.taken() > 0)
+    if (auto n = released_->fetched_back.exchange(0))
+      fetch_order_.give_back(n);
   while (auto j = fetch_order_.next()) {
     auto into = settings_.destination ? settings_.destination(j->length, j->receiver) : buffer{};
     if (into.size() > j->length)
@@ -173,8 +177,28 @@ bool connection_core::start_fetches() {
   return moved;
 }
 
+// What the application gets: the destination, whose last handle gives
+// its bytes back to the fetch window (from any thread).
+buffer connection_core::fetched_view(buffer into, std::uint64_t length) {
+  if (into.gathered()) {  // pieces cannot be followed: counted back now
+    fetch_order_.give_back(length);
+    return into;
+  }
+  auto* data = into.data();
+  auto where = into.where();
+  auto home = into.home_block() ? *into.home_block() : buffer::home{};
+  auto back = released_;
+  return buffer::adopt(
+      data, length, where,
+      [into = std::move(into), back, length] {
+        if (back->fetched_back.fetch_add(length) == 0 && back->wake)
+          back->wake();
+      },
+      std::move(home));
+}
+
 void connection_core::fetch_landed(const fetch_order::job& j, buffer into) {
-  if (!fetch_order_.landed(j, std::move(into)))
+  if (!fetch_order_.landed(j, fetched_view(std::move(into), j.length)))
     return fail("a fetch of the lent buffer at offset " + std::to_string(j.offset) +
                 " that no message waits for");
   ++stats_.buffers_fetched;

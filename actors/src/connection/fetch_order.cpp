@@ -30,18 +30,18 @@ std::optional<fetch_order::job> fetch_order::next() {
   if (todo_.empty())
     return std::nullopt;
   const auto& j = todo_.front();
-  if (started_ > 0 && j.length > limits_.window - std::min(limits_.window, in_flight_))
+  if (taken_ > 0 && j.length > limits_.window - std::min(limits_.window, taken_))
     return std::nullopt;
   auto out = j;
   todo_.pop_front();
-  in_flight_ += out.length;
+  taken_ += out.length;
   ++started_;
   return out;
 }
 
 void fetch_order::retry(const job& j) {
   todo_.push_front(j);
-  in_flight_ -= std::min(in_flight_, j.length);
+  taken_ -= std::min(taken_, j.length);
   --started_;
 }
 
@@ -57,7 +57,6 @@ bool fetch_order::landed(const job& j, buffer into) {
     return false;  // not lent, or landed already
   w.missing.erase(it);
   w.m.placed[j.index] = std::move(into);
-  in_flight_ -= std::min(in_flight_, j.length);
   --started_;
   return true;
 }

@@ -106,7 +106,8 @@ struct channel_settings {
   // fetch window allows; 0: every buffer is placed in the peer's arena.
   // 256 KiB: from there it paid on both fabrics (docs/benchmarks.md).
   std::uint64_t rendezvous = 256 * 1024;
-  // What a node fetches of one peer's lent buffers at once.
+  // What a node holds of one peer's lent buffers, fetched or being
+  // fetched and not yet let go by its application.
   std::uint64_t fetch_window = 64ull * 1024 * 1024;
   std::uint32_t max_pending = 1024;
   // A buffer larger than the peer's arena streams through it in pieces and

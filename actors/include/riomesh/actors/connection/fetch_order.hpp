@@ -3,14 +3,17 @@
 // chose, and every message behind it on the connection waits too, so the
 // application gets a connection's messages in the order they were sent.
 //
-// Fetches start at the receiver's pace: at most `window` bytes in flight
-// (one larger buffer alone). What a peer can make us hold is bounded: past
-// max_held messages or max_held_bytes of inline bodies, hold() refuses
-// and the connection ends with the reason.
+// Fetches start at the receiver's pace: at most `window` bytes fetched or
+// being fetched and not yet given back by the application (one larger
+// buffer alone), so a receiver that falls behind holds at most that much
+// of one peer's lent buffers, as its arena bounds what is placed. What a peer can make us hold is
+// bounded: past max_held messages or max_held_bytes of inline bodies, hold() refuses and the
+// connection ends with the reason.
 #pragma once
 
 #include <riomesh/actors/connection/inbound_message.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -46,9 +49,11 @@ class fetch_order {
   void retry(const job& j);
   // A job's bytes are in `into`; false if no such job was started.
   bool landed(const job& j, buffer into);
+  // The application let go of this many fetched bytes.
+  void give_back(std::uint64_t bytes) { taken_ -= std::min(taken_, bytes); }
   // The messages now complete at the front, in order, appended to `out`.
   void take_ready(std::vector<inbound_message>& out);
-  std::uint64_t in_flight() const { return in_flight_; }
+  std::uint64_t taken() const { return taken_; }
   std::size_t held() const { return held_.size(); }
 
  private:
@@ -61,7 +66,7 @@ class fetch_order {
   std::deque<waiting> held_;
   std::deque<job> todo_;
   std::uint64_t next_ticket_ = 1;
-  std::uint64_t in_flight_ = 0;
+  std::uint64_t taken_ = 0;       // fetched or being fetched, not given back
   std::size_t started_ = 0;       // jobs started, not landed
   std::uint64_t held_bytes_ = 0;  // inline bodies held
 };

@@ -110,7 +110,15 @@ class rdma_channel final : public channel, public one_sided_access, public memor
 
   bool closed() const override { return eng_->closed(); }
   bool failed() const override { return eng_->failed(); }
-  const std::string& reason() const override { return eng_->reason(); }
+  // Named after the peer, as every channel's reason is: the engine's own
+  // (a completion error, say) does not know it.
+  const std::string& reason() const override {
+    const auto& r = eng_->reason();
+    if (r.empty() || r.rfind("peer " + peer_ + ":", 0) == 0)
+      return r;
+    reason_ = "peer " + peer_ + ": " + r;
+    return reason_;
+  }
   const std::string& peer() const override { return peer_; }
   const engine::engine& protocol() const { return *eng_; }
   // What setup had to adjust (queue or inline sizes the device could not
@@ -182,6 +190,7 @@ class rdma_channel final : public channel, public one_sided_access, public memor
 
   rdma_params params_;
   std::string peer_;
+  mutable std::string reason_;  // reason(): the engine's, named after the peer
   // Outlives every registration below (members go in reverse order).
   std::shared_ptr<memory_domain> domain_;
   memory_domain::device* dev_ = nullptr;
