@@ -73,6 +73,7 @@ TEST_CASE(
   sb.memory.provider = config::memory_provider::dmabuf;
   sb.channel.arena = 16 << 20;
   sb.channel.eager_threshold = 0;  // the echoes too: every buffer placed, none inline
+  sb.channel.rendezvous = 0;       // placed in the device's arena, none lent
   std::unique_ptr<runtime> b;
   // A device that cannot register dma-buf is named when the node starts,
   // before any connection pays for it.
@@ -85,6 +86,7 @@ TEST_CASE(
     CHECK_MESSAGE(said.find("staged") == std::string::npos, said);
   auto sa = node_settings("node-a", {{"node-b", b->port()}});
   sa.channel.eager_threshold = 0;  // every buffer placed, none inline
+  sa.channel.rendezvous = 0;
   auto a = start_node(sa);
   b->publish(spawn_fn(b->system(),
                       [](caf::event_based_actor*) -> caf::behavior {

@@ -285,6 +285,22 @@ TEST_CASE("session messages: a refusal says whether the dialer met another node"
   CHECK(other.wrong_node);
 }
 
+TEST_CASE("session messages: a hello says whether its node fetches lent buffers") {
+  for (bool fetches : {false, true}) {
+    CAPTURE(fetches);
+    session_hello h;
+    h.name = "node-a";
+    h.terms.arena_size = 1 << 20;
+    h.terms.fetches_lent = fetches;
+    auto bytes = encode_hello(h);
+    auto back = decode_session_message(bytes);
+    REQUIRE(back.what == session_message::kind::hello);
+    CHECK(back.hello.terms.fetches_lent == fetches);
+    bytes[1] |= 8;  // a flag nobody defined
+    CHECK(decode_session_message(bytes).text.find("unknown hello flags") != std::string::npos);
+  }
+}
+
 TEST_CASE("trust: no proof is refused where anything is required, and named") {
   keyed k;
   auto keys_only = k.of_a();
