@@ -90,6 +90,36 @@ TEST_CASE("rendezvous: large buffers stay with the sender until fetched, in orde
   CHECK(gone->load() == static_cast<int>(rounds * sizes.size()));
 }
 
+TEST_CASE("rendezvous: a buffer gathered from many pieces is lent too, pushed whole") {
+  linked_channels p;
+  auto [sa, sb] = lending(p);
+  std::vector<unsigned char> arena_a(arena), arena_b(arena);
+  connection_core a(*p.a, arena_a.data(), sa);
+  connection_core b(*p.b, arena_b.data(), sb);
+  // 12 pieces: more than are mapped for reading (each takes one of the
+  // peer's few map slots), so it is pushed even where reads are one-sided.
+  auto whole = pattern(12 * 30000, 4);
+  std::vector<buffer> pieces;
+  for (std::size_t at = 0; at < whole.size(); at += 30000)
+    pieces.push_back(whole.slice(at, 30000));
+  auto few = pattern(3 * 40000, 5);
+  REQUIRE(a.submit(message(0, {buffer::gather(pieces)})) == connection_core::submit_status::queued);
+  REQUIRE(a.submit(message(1, {buffer::gather({few.slice(0, 40000), few.slice(40000, 40000),
+                                               few.slice(80000, 40000)})})) ==
+          connection_core::submit_status::queued);
+  unsigned next = 0;
+  REQUIRE(run(p, a, b, [&] {
+    for (auto& m : b.take_inbound()) {
+      CHECK(m.env.request_id == next);
+      CHECK(matches(m.placed[0], next == 0 ? 12 * 30000 : 3 * 40000, next == 0 ? 4 : 5));
+      ++next;
+    }
+    return next == 2 && a.idle();
+  }));
+  CHECK(a.stats().buffers_lent == 2);
+  CHECK(b.stats().buffers_fetched == 2);
+}
+
 TEST_CASE("rendezvous: a lent buffer lands in the destination the receiver gives") {
   linked_channels p;
   auto [sa, sb] = lending(p);

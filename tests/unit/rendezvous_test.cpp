@@ -10,12 +10,12 @@ using namespace riomesh::actors;
 
 TEST_CASE("lent buffers: offsets apart, never reused, each loan taken back once") {
   lent_buffers l(2);
-  auto a = *l.next_offset(5000);
+  auto a = *l.next_offset(5000, true);
   CHECK(a == wire_envelope::lent_from);
   CHECK(l.lend(buffer::heap(5000), true) == a);
-  auto b = *l.next_offset(100);
+  auto b = *l.next_offset(100, true);
   CHECK(b == a + 8192 + 4096);  // whole pages, and a page between loans
-  CHECK(l.lend(buffer::heap(100), false) == b);
+  CHECK(l.lend(buffer::heap(100), true) == b);
   CHECK(l.full());
   CHECK(l.bytes() == 5100);
   REQUIRE(l.find(a));
@@ -26,9 +26,15 @@ TEST_CASE("lent buffers: offsets apart, never reused, each loan taken back once"
   CHECK(got->data.size() == 5000);
   CHECK_FALSE(l.take(a));
   CHECK_FALSE(l.full());
-  CHECK(*l.next_offset(100) > b);  // a's offset is not handed out again
-  CHECK_FALSE(l.next_offset(0));
-  CHECK_FALSE(l.next_offset(wire_envelope::lent_end));
+  CHECK(*l.next_offset(100, true) > b);  // a's offset is not handed out again
+  // Loans to be pushed lie apart from those mapped for reading.
+  auto pushed = *l.next_offset(100, false);
+  CHECK(pushed == wire_envelope::lent_pushed_from);
+  CHECK(l.lend(buffer::heap(100), false) == pushed);
+  CHECK_FALSE(l.find(pushed)->mapped);
+  CHECK_FALSE(l.next_offset(0, true));
+  CHECK_FALSE(l.next_offset(wire_envelope::lent_pushed_from, true));
+  CHECK_FALSE(l.next_offset(wire_envelope::lent_end, false));
 }
 
 namespace {

@@ -365,12 +365,11 @@ bool connection_core::send_next() {
         auto at = lent_.full() ? std::nullopt : lend(b);
         if (!at && lent_.size() > 0) {
           undo();
-          return false;  // the peer's fetches give loans (and maps) back
+          return false;  // the peer's fetches give loans back
         }
-        if (!at) {
+        if (!at) {  // 2^60 bytes lent over the connection's life
           undo();
-          fail("cannot lend a buffer of " + std::to_string(b.size()) +
-               " bytes: no map for it (channel.iomap_size?)");
+          fail("no offsets left to lend a buffer of " + std::to_string(b.size()) + " bytes");
           return false;
         }
         refs.push_back({*at, b.size()});

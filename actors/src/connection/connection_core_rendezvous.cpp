@@ -12,8 +12,11 @@
 //   - elsewhere (tcp): the receiver maps its destination and asks `pull`;
 //     the sender writes the buffer there from where it lies, then says
 //     `pushed` behind the bytes, and lets go of it once they went.
-// Every step names a loan by its offset; one the other side never made or
-// already ended fails the connection with the reason.
+// A loan the sender could not map for reading (a buffer of many pieces,
+// or no map slot free at the peer) lies in its own range of offsets and
+// is pushed on either fabric. Every step names a loan by its offset; one
+// the other side never made or already ended fails the connection with
+// the reason.
 #include <riomesh/actors/connection/connection_core.hpp>
 #include "core_released.hpp"
 
@@ -59,13 +62,19 @@ bool connection_core::lends(const outbound_message& m, const buffer& b) const {
 }
 
 std::optional<std::uint64_t> connection_core::lend(const buffer& b) {
-  auto at = lent_.next_offset(b.size());
-  if (!at)
-    return std::nullopt;
   // Read one-sided: a map the peer may only read (the fabric refuses its
-  // writes there). Pushed: nothing to map here.
-  bool mapped = settings_.reads_one_sided;
-  if (mapped && !map_pieces(ch_, b, *at, channels::map_access::read))
+  // writes there), one per piece of the peer's few map slots
+  // (channel.iomap_size). A buffer of many pieces, or one no slot is free
+  // for, is pushed instead: nothing to map here.
+  constexpr std::size_t most_pieces_mapped = 4;
+  bool mapped =
+      settings_.reads_one_sided && (!b.gathered() || b.pieces().size() <= most_pieces_mapped);
+  auto at = lent_.next_offset(b.size(), mapped);
+  if (mapped && (!at || !map_pieces(ch_, b, *at, channels::map_access::read))) {
+    mapped = false;
+    at = lent_.next_offset(b.size(), false);
+  }
+  if (!at)
     return std::nullopt;
   ++stats_.buffers_lent;
   stats_.bytes_lent += b.size();
@@ -139,7 +148,7 @@ bool connection_core::start_fetches() {
       into = into.slice(0, j->length);
     else if (into.size() < j->length)
       into = buffer::heap(j->length);
-    if (settings_.reads_one_sided) {
+    if (settings_.reads_one_sided && j->offset < wire_envelope::lent_pushed_from) {
       outbound_message m;
       direct_fetch f;
       f.offset = j->offset;

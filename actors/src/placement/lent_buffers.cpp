@@ -6,17 +6,20 @@ namespace {
 constexpr std::uint64_t page = 4096;
 }
 
-std::optional<std::uint64_t> lent_buffers::next_offset(std::uint64_t size) const {
+std::optional<std::uint64_t> lent_buffers::next_offset(std::uint64_t size, bool mapped) const {
   // A page between loans: a peer that reads past one finds no map.
   auto span = (size + page - 1) / page * page + page;
-  if (size == 0 || next_ >= wire_envelope::lent_end || span > wire_envelope::lent_end - next_)
+  auto next = mapped ? next_mapped_ : next_pushed_;
+  auto end = mapped ? wire_envelope::lent_pushed_from : wire_envelope::lent_end;
+  if (size == 0 || next >= end || span > end - next)
     return std::nullopt;
-  return next_;
+  return next;
 }
 
 std::uint64_t lent_buffers::lend(buffer b, bool mapped) {
-  auto at = next_;
-  next_ += (b.size() + page - 1) / page * page + page;
+  auto& next = mapped ? next_mapped_ : next_pushed_;
+  auto at = next;
+  next += (b.size() + page - 1) / page * page + page;
   bytes_ += b.size();
   loans_.emplace(at, loan{std::move(b), mapped, false});
   return at;

@@ -97,9 +97,12 @@ constexpr std::size_t descriptor_size = 16;
 // Arena space is handed out in whole granules: two descriptors of one
 // envelope never share one.
 constexpr std::uint64_t granule = 64;
-// A lent buffer's descriptor names the sender's map of it, in [lent_from,
-// lent_end): apart from every arena and from the application's maps.
+// A lent buffer's descriptor names the sender's loan of it, in [lent_from,
+// lent_end): apart from every arena and from the application's maps. From
+// lent_pushed_from on, it is not mapped for reading: the receiver asks for
+// it to be pushed even where it reads one-sided.
 constexpr std::uint64_t lent_from = std::uint64_t{1} << 61;
+constexpr std::uint64_t lent_pushed_from = lent_from + (std::uint64_t{1} << 60);
 constexpr std::uint64_t lent_end = std::uint64_t{1} << 62;
 }  // namespace wire_envelope
 

@@ -30,9 +30,10 @@ class lent_buffers {
 
   // No more loans now (the peer has not fetched enough yet).
   bool full() const { return loans_.size() >= max_; }
-  // The offset `b` goes to, or nothing if the offsets ran out.
-  std::optional<std::uint64_t> next_offset(std::uint64_t size) const;
-  // Records `b` at next_offset(b.size()).
+  // The offset a loan of `size` bytes goes to, mapped for the peer to
+  // read or to be pushed, or nothing if those offsets ran out.
+  std::optional<std::uint64_t> next_offset(std::uint64_t size, bool mapped) const;
+  // Records `b` at next_offset(b.size(), mapped).
   std::uint64_t lend(buffer b, bool mapped);
   loan* find(std::uint64_t offset);
   // The loan at `offset`, no longer held here.
@@ -42,7 +43,8 @@ class lent_buffers {
 
  private:
   std::size_t max_;
-  std::uint64_t next_ = wire_envelope::lent_from;
+  std::uint64_t next_mapped_ = wire_envelope::lent_from;
+  std::uint64_t next_pushed_ = wire_envelope::lent_pushed_from;
   std::uint64_t bytes_ = 0;
   std::map<std::uint64_t, loan> loans_;
 };
