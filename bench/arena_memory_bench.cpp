@@ -8,8 +8,12 @@
 // default, channel.arena_min) and, with --fixed, with today's fixed
 // arenas (channel.arena_min 0) beside them. Fabric: tcp on loopback, or
 // rdma where RIOMESH_RDMA_ADDR names a device's address (the VM).
+// --idle N measures one hub with N idle peers only, the peers in child
+// processes of at most 200 runtimes each (CAF node ids of one process's
+// runtimes repeat past 256).
 //   arena_memory_bench [--connections 1,16,64,256] [--size 65536]
 //       [--window 4] [--seconds 3] [--arena 64MiB-in-bytes] [--budget B] [--fixed]
+//       [--idle N]
 #include "size_name.hpp"
 
 #include <riomesh/runtime.hpp>
@@ -18,6 +22,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,6 +87,33 @@ int hub(std::uint64_t arena, std::uint64_t arena_min, std::uint64_t budget) {
   return 0;
 }
 
+// A group of idle peers (--idle): `count` runtimes named from `first` on,
+// each connected to the hub's sink; says "connected", then holds them
+// until its stdin closes.
+int peer_group(std::size_t count, std::uint16_t port, std::size_t first, std::uint64_t arena,
+               std::uint64_t arena_min, std::uint64_t budget) {
+  std::vector<std::unique_ptr<riomesh::runtime>> peers;
+  for (std::size_t i = 0; i < count; ++i) {
+    peers.push_back(std::make_unique<riomesh::runtime>(
+        node("peer-" + std::to_string(first + i), arena, arena_min, budget)));
+    auto s = peers.back()->remote_actor({host(), port}, "sink", std::chrono::seconds(60));
+    if (!s) {
+      std::printf("failed peer %zu: %s\n", first + i, to_string(s.error()).c_str());
+      std::fflush(stdout);
+      return 1;
+    }
+  }
+  std::printf("connected %zu\n", count);
+  std::fflush(stdout);
+  char c;
+  while (::read(0, &c, 1) > 0) {
+  }
+  // Gone at once, as if killed: 200 runtimes stopping in order, one after
+  // the other, take minutes, and only the hub is measured. (Every pipe is
+  // close-on-exec, so no group holds another's stdin open.)
+  ::_exit(0);
+}
+
 struct hub_process {
   pid_t pid = -1;
   int to = -1;
@@ -98,7 +130,7 @@ struct hub_process {
 
 std::unique_ptr<hub_process> start_hub(const options& o, std::uint64_t arena_min) {
   int in[2], out[2];
-  if (::pipe(in) != 0 || ::pipe(out) != 0)
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe");
   auto h = std::make_unique<hub_process>();
   h->pid = ::fork();
@@ -243,6 +275,50 @@ void run(const options& o, bool fixed, std::size_t n) {
   peers.clear();
 }
 
+// One hub, N idle peers in groups of child processes: what each costs it.
+void run_idle(const options& o, std::size_t n) {
+  auto arena_min = riomesh::config::channel_settings{}.arena_min;
+  auto hub = start_hub(o, arena_min);
+  auto base = settled(hub->pid, std::chrono::milliseconds(200));
+  constexpr std::size_t per_group = 200;
+  std::vector<std::unique_ptr<hub_process>> groups;  // the same plumbing: a child and its pipes
+  for (std::size_t first = 0; first < n; first += per_group) {
+    auto count = std::min(per_group, n - first);
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+      throw std::runtime_error("pipe");
+    auto g = std::make_unique<hub_process>();
+    g->pid = ::fork();
+    if (g->pid == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      ::close(in[1]);
+      ::close(out[0]);
+      auto c = std::to_string(count), p = std::to_string(hub->port), f = std::to_string(first),
+           a = std::to_string(o.arena), m = std::to_string(arena_min), b = std::to_string(o.budget);
+      ::execl("/proc/self/exe", "arena_memory_bench", "--peers", c.c_str(), p.c_str(), f.c_str(),
+              a.c_str(), m.c_str(), b.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    g->to = in[1];
+    std::string line;
+    char ch;
+    while (::read(out[0], &ch, 1) == 1 && ch != '\n')
+      line += ch;
+    ::close(out[0]);
+    if (line.rfind("connected", 0) != 0) {
+      std::printf("by demand %5zu  a group of peers from %zu did not connect: '%s'\n", n, first,
+                  line.c_str());
+      return;
+    }
+    groups.push_back(std::move(g));
+  }
+  row("by demand", n, "idle", base, settled(hub->pid, std::chrono::milliseconds(1500)), 0);
+  groups.clear();  // stdin closes: each group lets go of its peers
+}
+
 std::vector<std::size_t> list_of(const std::string& text) {
   std::vector<std::size_t> out;
   for (std::size_t at = 0; at < text.size();) {
@@ -258,7 +334,12 @@ std::vector<std::size_t> list_of(const std::string& text) {
 int main(int argc, char** argv) {
   if (argc == 5 && std::strcmp(argv[1], "--hub") == 0)
     return hub(std::stoull(argv[2]), std::stoull(argv[3]), std::stoull(argv[4]));
+  if (argc == 8 && std::strcmp(argv[1], "--peers") == 0)
+    return peer_group(std::stoul(argv[2]), static_cast<std::uint16_t>(std::stoul(argv[3])),
+                      std::stoul(argv[4]), std::stoull(argv[5]), std::stoull(argv[6]),
+                      std::stoull(argv[7]));
   options o;
+  std::size_t idle = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&] {
@@ -280,10 +361,13 @@ int main(int argc, char** argv) {
       o.budget = std::stoull(next());
     else if (a == "--fixed")
       o.fixed = true;
+    else if (a == "--idle")
+      idle = std::stoul(next());
     else {
       std::fprintf(stderr,
                    "usage: arena_memory_bench [--connections 1,16,64,256] [--size BYTES] "
-                   "[--window W] [--seconds S] [--arena BYTES] [--budget BYTES] [--fixed]\n");
+                   "[--window W] [--seconds S] [--arena BYTES] [--budget BYTES] [--fixed] "
+                   "[--idle N]\n");
       return 2;
     }
   }
@@ -297,6 +381,10 @@ int main(int argc, char** argv) {
   std::printf("%-9s %5s  %-5s  %9s  %9s  %8s  %8s  %9s\n", "arenas", "peers", "phase", "RSS MiB",
               "pin MiB", "RSS/peer", "pin/peer", "req/s");
   std::printf("%-9s %5s  %-5s  %9s  %9s  %8s  %8s\n", "", "", "", "", "", "MiB", "MiB");
+  if (idle > 0) {
+    run_idle(o, idle);
+    return 0;
+  }
   for (auto n : o.connections) {
     if (o.fixed)
       run(o, true, n);
