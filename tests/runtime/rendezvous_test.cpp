@@ -133,9 +133,12 @@ TEST_CASE("rendezvous: what a receiver fetches of one message is bounded by its 
   // lives on for what fits.
   auto sb = node_settings("node-b");
   sb.channel.max_streamed = 1 << 20;
+  sb.channel.rendezvous = 256 << 10;
   auto b = start_node(sb);
   b->publish(spawn_sink(b->system()), "sink");
-  auto a = start_node(node_settings("node-a", {{"node-b", b->port()}}));
+  auto sa = node_settings("node-a", {{"node-b", b->port()}});
+  sa.channel.rendezvous = 256 << 10;
+  auto a = start_node(sa);
   auto sink = once_connected([&] { return a->remote_actor("node-b", "sink"); });
   REQUIRE(sink);
   caf::scoped_actor self{a->system()};
