@@ -109,8 +109,7 @@ int peer_group(std::size_t count, std::uint16_t port, std::size_t first, std::ui
   while (::read(0, &c, 1) > 0) {
   }
   // Gone at once, as if killed: 200 runtimes stopping in order, one after
-  // the other, take minutes, and only the hub is measured. (Every pipe is
-  // close-on-exec, so no group holds another's stdin open.)
+  // the other, take minutes, and only the hub is measured.
   ::_exit(0);
 }
 
@@ -128,7 +127,10 @@ struct hub_process {
   }
 };
 
-std::unique_ptr<hub_process> start_hub(const options& o, std::uint64_t arena_min) {
+// This program again as a child (`args` after its name), its stdin ours
+// to close and its first line of output in `line`. Every pipe is
+// close-on-exec: no child holds another's stdin open.
+std::unique_ptr<hub_process> start_child(const std::vector<std::string>& args, std::string& line) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe");
@@ -137,21 +139,28 @@ std::unique_ptr<hub_process> start_hub(const options& o, std::uint64_t arena_min
   if (h->pid == 0) {
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
-    ::close(in[1]);
-    ::close(out[0]);
-    auto a = std::to_string(o.arena), m = std::to_string(arena_min), b = std::to_string(o.budget);
-    ::execl("/proc/self/exe", "arena_memory_bench", "--hub", a.c_str(), m.c_str(), b.c_str(),
-            static_cast<char*>(nullptr));
+    std::vector<char*> argv{const_cast<char*>("arena_memory_bench")};
+    for (const auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
     ::_exit(127);
   }
   ::close(in[0]);
   ::close(out[1]);
   h->to = in[1];
-  std::string line;
   char c;
   while (::read(out[0], &c, 1) == 1 && c != '\n')
     line += c;
   ::close(out[0]);
+  return h;
+}
+
+std::unique_ptr<hub_process> start_hub(const options& o, std::uint64_t arena_min) {
+  std::string line;
+  auto h = start_child(
+      {"--hub", std::to_string(o.arena), std::to_string(arena_min), std::to_string(o.budget)},
+      line);
   if (line.rfind("ready ", 0) != 0)
     throw std::runtime_error("the hub did not start: '" + line + "'");
   h->port = static_cast<std::uint16_t>(std::stoul(line.substr(6)));
@@ -281,33 +290,14 @@ void run_idle(const options& o, std::size_t n) {
   auto hub = start_hub(o, arena_min);
   auto base = settled(hub->pid, std::chrono::milliseconds(200));
   constexpr std::size_t per_group = 200;
-  std::vector<std::unique_ptr<hub_process>> groups;  // the same plumbing: a child and its pipes
+  std::vector<std::unique_ptr<hub_process>> groups;
   for (std::size_t first = 0; first < n; first += per_group) {
     auto count = std::min(per_group, n - first);
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
-      throw std::runtime_error("pipe");
-    auto g = std::make_unique<hub_process>();
-    g->pid = ::fork();
-    if (g->pid == 0) {
-      ::dup2(in[0], 0);
-      ::dup2(out[1], 1);
-      ::close(in[1]);
-      ::close(out[0]);
-      auto c = std::to_string(count), p = std::to_string(hub->port), f = std::to_string(first),
-           a = std::to_string(o.arena), m = std::to_string(arena_min), b = std::to_string(o.budget);
-      ::execl("/proc/self/exe", "arena_memory_bench", "--peers", c.c_str(), p.c_str(), f.c_str(),
-              a.c_str(), m.c_str(), b.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ::close(in[0]);
-    ::close(out[1]);
-    g->to = in[1];
     std::string line;
-    char ch;
-    while (::read(out[0], &ch, 1) == 1 && ch != '\n')
-      line += ch;
-    ::close(out[0]);
+    auto g = start_child(
+        {"--peers", std::to_string(count), std::to_string(hub->port), std::to_string(first),
+         std::to_string(o.arena), std::to_string(arena_min), std::to_string(o.budget)},
+        line);
     if (line.rfind("connected", 0) != 0) {
       std::printf("by demand %5zu  a group of peers from %zu did not connect: '%s'\n", n, first,
                   line.c_str());
