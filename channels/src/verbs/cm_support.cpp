@@ -44,6 +44,15 @@ bool expect_event(rdma_event_channel* ch, rdma_cm_event_type expected, int timeo
   return ok;
 }
 
+bool set_ack_timeout(rdma_cm_id* id, std::uint8_t exponent, std::string& error) {
+  if (exponent == 0 || rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &exponent,
+                                       sizeof exponent) == 0)
+    return true;
+  error = sys_error("rdma_cm cannot set the ACK timeout (4.096 us << " + std::to_string(exponent) +
+                    ")");
+  return false;
+}
+
 rdma_conn_param conn_param(const std::array<unsigned char, wire::conn_data_size>& data,
                            std::uint32_t read_depth) {
   rdma_conn_param p{};

@@ -52,7 +52,8 @@ std::unique_ptr<rdma_channel> rdma_channel::connect(const config::endpoint& to,
             (rc ? std::string{std::strerror(errno)} : step);
     return nullptr;
   }
-  if (!ch->setup(id, events, p, false, error))
+  if (!detail::set_ack_timeout(id, rdma_params::ack_timeout_for(p.peer_timeout), error) ||
+      !ch->setup(id, events, p, false, error))
     return nullptr;
   auto mine = wire::encode(ch->eng_->local_conn_data());
   auto param = conn_param(mine, ch->read_cap_);
@@ -176,7 +177,8 @@ std::unique_ptr<rdma_channel> rdma_listener::accept(std::chrono::milliseconds ti
     ch->cm_events_ = own;
     return nullptr;
   }
-  if (!ch->setup(child, own, params_, true, error)) {
+  if (!detail::set_ack_timeout(child, rdma_params::ack_timeout_for(params_.peer_timeout), error) ||
+      !ch->setup(child, own, params_, true, error)) {
     rdma_reject(child, nullptr, 0);
     return nullptr;
   }

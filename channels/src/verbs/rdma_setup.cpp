@@ -34,6 +34,20 @@ rdma_params rdma_params::from(const config::channel_settings& c) {
   return p;
 }
 
+std::uint8_t rdma_params::ack_timeout_for(std::chrono::nanoseconds peer_timeout) {
+  if (peer_timeout.count() <= 0)
+    return 0;
+  // 4.096 us << n, 8 tries; within what a queue pair's 5 bits can say
+  // and not below 16 ms, where a busy soft-RoCE would resend what is on
+  // its way.
+  constexpr std::uint8_t lowest = 12, highest = 24;
+  constexpr std::int64_t unit_ns = 4096, tries = 8;
+  std::uint8_t n = lowest;
+  while (n < highest && tries * (unit_ns << (n + 1)) <= peer_timeout.count())
+    ++n;
+  return n;
+}
+
 rdma_channel::~rdma_channel() {
   if (id_ && !disconnected_)
     disconnect();
