@@ -12,5 +12,8 @@ namespace pubsub {
 
 void fill(riomesh::buffer& b, const std::string& publisher, std::uint64_t seq);
 std::uint64_t checksum(const riomesh::buffer& b);
+// Where a payload differs from the pattern `fill` gave it, and whose
+// pattern (a neighbouring sample's, zeros) lies there instead.
+std::string damage(const riomesh::buffer& b, const std::string& publisher, std::uint64_t seq);
 
 }  // namespace pubsub

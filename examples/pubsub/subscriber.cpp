@@ -136,7 +136,10 @@ std::uint64_t take(subscriber_ptr self, const sample& s) {
   stream.last = s.seq;
   if (checksum(s.payload) != s.checksum) {
     ++st.bad;
-    say(self, "bad_checksum", {{"publisher", s.publisher}, {"seq", std::to_string(s.seq)}});
+    say(self, "bad_checksum",
+        {{"publisher", s.publisher},
+         {"seq", std::to_string(s.seq)},
+         {"damage", damage(s.payload, s.publisher, s.seq)}});
   }
   auto now = clock::now();
   if (st.messages == 0)
