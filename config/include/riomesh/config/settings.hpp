@@ -104,10 +104,8 @@ struct channel_settings {
   // fetch them: they stay in the sender's memory, and the receiver reads
   // them (rdma) or has them pushed (tcp) into memory it chose, when its
   // fetch window allows; 0: every buffer is placed in the peer's arena.
-  // Off by default: 256 KiB paid on both fabrics (docs/benchmarks.md),
-  // but RDMA READs under 1% loss across two hosts stalled past the peer
-  // timeout once; set it where the link does not drop.
-  std::uint64_t rendezvous = 0;
+  // 256 KiB: from there it paid on both fabrics (docs/benchmarks.md).
+  std::uint64_t rendezvous = 256 * 1024;
   // What a node holds of one peer's lent buffers, fetched or being
   // fetched and not yet let go by its application.
   std::uint64_t fetch_window = 64ull * 1024 * 1024;
