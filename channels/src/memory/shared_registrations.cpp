@@ -6,13 +6,13 @@ std::optional<registration> shared_registrations::keeper::register_range(std::ui
                                                                          std::size_t length) {
   auto r = fabric_.register_range(base, length);
   if (r)
-    keep_[base] = next_keep;
+    keep_[{r->base, r->lkey}] = next_keep;
   return r;
 }
 
 void shared_registrations::keeper::deregister(const registration& r) {
   fabric_.deregister(r);
-  keep_.erase(r.base);  // the memory may go now
+  keep_.erase({r.base, r.lkey});  // the memory may go now
 }
 
 shared_registrations::shared_registrations(registrar& fabric, const registration_cache::limits& l)
@@ -43,8 +43,9 @@ void shared_registrations::unpin(std::uint64_t id) {
   cache_.unpin(id);
 }
 
-std::optional<registration> shared_registrations::covering(const void* p, std::size_t n) const {
+std::optional<registration> shared_registrations::covering(const void* p, std::size_t n) {
   std::lock_guard<std::mutex> guard(lock_);
+  take_invalidations();
   if (const auto* r = cache_.covering(p, n))
     return *r;
   return std::nullopt;

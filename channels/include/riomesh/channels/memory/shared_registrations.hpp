@@ -34,8 +34,10 @@ class shared_registrations {
   // the memory while a registration made now covers it.
   std::optional<pinned> acquire(const void* p, std::size_t n, std::shared_ptr<const void> keep);
   void unpin(std::uint64_t id);
-  // The live registration covering [p, p + n) (the caller holds a pin).
-  std::optional<registration> covering(const void* p, std::size_t n) const;
+  // The live registration covering [p, p + n) (the caller holds a pin),
+  // after the notices of memory gone: a range the user took back must not
+  // be found for the bytes that come to live there.
+  std::optional<registration> covering(const void* p, std::size_t n);
 
   // Gives back what nothing used since `before` (registration_cache::trim).
   std::size_t trim(registration_cache::clock::time_point before);
@@ -55,7 +57,11 @@ class shared_registrations {
 
    private:
     registrar& fabric_;
-    std::map<std::uintptr_t, std::shared_ptr<const void>> keep_;  // by base
+    // By base and key, not base alone: a retired registration still in use
+    // and its successor may share a base, and the one that goes must not
+    // take the other's hold (the successor's pages could then be freed and
+    // reused while the device still reads the old ones: stale bytes sent).
+    std::map<std::pair<std::uintptr_t, std::uint32_t>, std::shared_ptr<const void>> keep_;
   };
   void take_invalidations();
 
