@@ -9,6 +9,8 @@ const char* const override_help =
     "  --listen HOST:PORT   node.listen      (env RIOMESH_LISTEN)\n"
     "  --fabric auto|verbs|tcp  node.fabric  (env RIOMESH_FABRIC)\n"
     "  --log-level LEVEL    logging.level    (env RIOMESH_LOG_LEVEL)\n"
+    "  --setting SECTION.KEY=VALUE[;...]  any key of the file, e.g.\n"
+    "                       channel.peer_timeout=15s (env RIOMESH_SETTINGS)\n"
     "Command-line values win over the environment, which wins over the file.\n";
 
 command_line parse_command_line(int argc, char** argv, int first,
@@ -27,12 +29,13 @@ command_line parse_command_line(int argc, char** argv, int first,
       slot = &cli.fabric;
     else if (name == "--log-level")
       slot = &cli.log_level;
+    bool setting = name == "--setting";
     if (flags.count(arg)) {
       out.options[arg] = "";
       continue;
     }
     bool own = valued.count(name) != 0;
-    if (!slot && !own) {
+    if (!slot && !own && !setting) {
       if (arg.size() > 1 && arg[0] == '-')
         throw std::invalid_argument("unknown option '" + arg + "'");
       out.positional.push_back(arg);
@@ -45,7 +48,9 @@ command_line parse_command_line(int argc, char** argv, int first,
       value = argv[++i];
     else
       throw std::invalid_argument("option '" + name + "' needs a value");
-    if (own)
+    if (setting)
+      cli.add_settings(value, name);
+    else if (own)
       out.options[name] = value;
     else
       *slot = override_value{value, name};

@@ -158,6 +158,31 @@ void apply_overrides(const overrides& extra, reader& in, settings& out) {
         [&](const value_ref& v) { return detail::read_fabric(v, out.node.fabric); });
   apply(extra.log_level, "logging.level", in,
         [&](const value_ref& v) { return detail::read_log_level(v, out.logging.level); });
+  for (const auto& s : extra.settings) {
+    origin where{s.value.source, 0, 0};
+    auto dot = s.path.find('.');
+    const detail::section* sec = nullptr;
+    for (const auto& candidate : detail::schema())
+      if (dot != std::string::npos && candidate.name == s.path.substr(0, dot))
+        sec = &candidate;
+    const auto* f = sec ? sec->find(s.path.substr(dot + 1)) : nullptr;
+    // Sections of lists (peers, actors) are the file's to say.
+    if (!f || s.path == "cluster.peers") {
+      in.fail(where, s.path +
+                         ": not a setting an override can give (SECTION.KEY, as in the "
+                         "file: channel.peer_timeout, node.listen, ...)");
+      continue;
+    }
+    YAML::Node node;
+    try {
+      node = YAML::Load(s.value.text);
+    } catch (const YAML::ParserException& e) {
+      in.fail(where, s.path + ": not a value: " + e.msg);
+      continue;
+    }
+    f->read(value_ref{node, s.path, where, in}, out);
+    in.record(s.path, where);
+  }
 }
 
 // yaml-cpp's words for a line indented unlike its neighbours, with what

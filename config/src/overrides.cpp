@@ -1,6 +1,7 @@
 #include <riomesh/config/overrides.hpp>
 
 #include <cstdlib>
+#include <stdexcept>
 
 namespace riomesh::config {
 namespace {
@@ -19,7 +20,28 @@ overrides overrides::from_environment() {
   out.listen = from_env("RIOMESH_LISTEN");
   out.fabric = from_env("RIOMESH_FABRIC");
   out.log_level = from_env("RIOMESH_LOG_LEVEL");
+  if (auto items = from_env("RIOMESH_SETTINGS"))
+    out.add_settings(items->text, items->source);
   return out;
+}
+
+void overrides::add_settings(const std::string& items, const std::string& source) {
+  std::size_t from = 0;
+  while (from <= items.size()) {
+    auto end = items.find(';', from);
+    if (end == std::string::npos)
+      end = items.size();
+    auto item = items.substr(from, end - from);
+    from = end + 1;
+    auto first = item.find_first_not_of(' ');
+    if (first == std::string::npos)
+      continue;
+    item = item.substr(first, item.find_last_not_of(' ') - first + 1);
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument(source + ": '" + item + "' is not SECTION.KEY=VALUE");
+    settings.push_back({item.substr(0, eq), {item.substr(eq + 1), source + " " + item}});
+  }
 }
 
 void overrides::merge(const overrides& other) {
@@ -29,6 +51,7 @@ void overrides::merge(const overrides& other) {
     fabric = other.fabric;
   if (other.log_level)
     log_level = other.log_level;
+  settings.insert(settings.end(), other.settings.begin(), other.settings.end());
 }
 
 }  // namespace riomesh::config

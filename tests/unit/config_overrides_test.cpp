@@ -1,5 +1,8 @@
 #include "config_test_util.hpp"
 
+#include <riomesh/config/command_line.hpp>
+
+#include <chrono>
 #include <cstdlib>
 
 using namespace riomesh;
@@ -62,4 +65,46 @@ TEST_CASE("a broken file and a bad override are reported together, the file's fi
   REQUIRE(all.size() == 2);
   CHECK(all[0] == "node.yaml:1:1: node: missing required key 'listen'");
   CHECK(all[1] == "--fabric: node.fabric: 'rdma' is not one of auto, verbs, tcp");
+}
+
+TEST_CASE("--setting gives any key of the file for one run, a later one winning") {
+  const char* argv[] = {"riomesh-node",
+                        "--config",
+                        "n.yaml",
+                        "--setting",
+                        "channel.peer_timeout=15s;channel.keepalive=2s",
+                        "--setting=channel.peer_timeout=20s"};
+  ::unsetenv("RIOMESH_SETTINGS");
+  auto cmd = config::parse_command_line(6, const_cast<char**>(argv), 1, {"--config"}, {});
+  auto s = config::load_string(test::minimal, "node.yaml", ".", cmd.extra);
+  CHECK(s.channel.peer_timeout == std::chrono::seconds(20));
+  CHECK(s.channel.keepalive == std::chrono::seconds(2));
+}
+
+TEST_CASE("RIOMESH_SETTINGS gives keys from the environment, the command line winning") {
+  ::setenv("RIOMESH_SETTINGS", "channel.peer_timeout=15s; channel.arena=8MiB", 1);
+  auto env = config::overrides::from_environment();
+  ::unsetenv("RIOMESH_SETTINGS");
+  REQUIRE(env.settings.size() == 2);
+  config::overrides cmd;
+  cmd.add_settings("channel.arena=16MiB", "--setting");
+  env.merge(cmd);
+  auto s = config::load_string(test::minimal, "node.yaml", ".", env);
+  CHECK(s.channel.peer_timeout == std::chrono::seconds(15));
+  CHECK(s.channel.arena == 16u << 20);
+}
+
+TEST_CASE("a bad --setting names itself: an unknown key, a bad value, no '='") {
+  config::overrides o;
+  o.add_settings("channel.nope=1", "--setting");
+  CHECK(test::problem(test::minimal, o) ==
+        "--setting channel.nope=1: channel.nope: not a setting an override can give "
+        "(SECTION.KEY, as in the file: channel.peer_timeout, node.listen, ...)");
+  config::overrides bad;
+  bad.add_settings("channel.peer_timeout=soon", "--setting");
+  CHECK(test::problem(test::minimal, bad)
+            .rfind("--setting channel.peer_timeout=soon: channel.peer_timeout: ", 0) == 0);
+  config::overrides none;
+  CHECK_THROWS_WITH(none.add_settings("channel.peer_timeout", "RIOMESH_SETTINGS"),
+                    "RIOMESH_SETTINGS: 'channel.peer_timeout' is not SECTION.KEY=VALUE");
 }
