@@ -255,10 +255,6 @@ class rdma_channel final : public channel, public one_sided_access, public memor
   std::optional<std::chrono::steady_clock::time_point> establishing_since_;
   // The oldest uncompleted work request, and since when it is the oldest.
   std::optional<std::pair<std::uint64_t, std::chrono::steady_clock::time_point>> oldest_wr_;
-  // Receives completed, as tick() last saw them, and when that count last
-  // moved: the peer was heard from.
-  std::uint64_t receives_ = 0, receives_at_tick_ = 0;
-  std::chrono::steady_clock::time_point last_heard_{};
   // The completion queue will signal the completion channel on its next
   // entry; cleared when we take that signal, so we re-arm once per wake-up
   // rather than on every progress() call.
