@@ -77,6 +77,26 @@ TEST_CASE("verdict: gaps, bad checksums, an empty subscriber and a missing resul
   CHECK(silent.problems() == std::vector<std::string>{"sub-1: no result"});
 }
 
+TEST_CASE("verdict: gaps after a reported broker loss pass with gaps_after_loss, bad ones never") {
+  auto lost = three();
+  feed(lost, "pubsub publisher pub-1: done messages=10");
+  feed(lost, "pubsub subscriber sub-1: broker_lost reason=node_lost");
+  feed(lost, "pubsub subscriber sub-1: summary messages=8 gaps=2 bad=0");
+  CHECK(lost.problems() == std::vector<std::string>{"sub-1: gaps=2"});
+  CHECK(lost.problems({}, true).empty());
+
+  auto unexplained = three();
+  feed(unexplained, "pubsub publisher pub-1: done messages=10");
+  feed(unexplained, "pubsub subscriber sub-1: summary messages=8 gaps=2 bad=0");
+  CHECK(unexplained.problems({}, true) == std::vector<std::string>{"sub-1: gaps=2"});
+
+  auto corrupt = three();
+  feed(corrupt, "pubsub publisher pub-1: done messages=10");
+  feed(corrupt, "pubsub subscriber sub-1: broker_lost reason=node_lost");
+  feed(corrupt, "pubsub subscriber sub-1: summary messages=8 gaps=2 bad=3");
+  CHECK(corrupt.problems({}, true) == std::vector<std::string>{"sub-1: bad=3"});
+}
+
 TEST_CASE("verdict: an expected event must have been reported, and a restart clears results") {
   auto b = three();
   feed(b, good_summary);

@@ -132,9 +132,25 @@ wait_for_flag() {
     sleep 0.2
   done
 }
+# Under netem, what the link and the device did (to read a failure by):
+# netem's drops, and soft-RoCE's counters that are not zero (retries,
+# sequence errors, receiver-not-ready NAKs).
+link_counters() {
+  [[ -n ${TWOHOST_NETEM:-} ]] || return 0
+  local d=/sys/class/infiniband/rxe0/ports/1/hw_counters out="" f v
+  if [[ -d $d ]]; then
+    for f in "$d"/*; do
+      v=$(<"$f")
+      [[ $v != 0 ]] && out+=" ${f##*/}=$v"
+    done
+  fi
+  echo "host $RIOMESH_VM_HOST: rxe0:$out"
+  echo "host $RIOMESH_VM_HOST: $(tc -s qdisc show dev eth0 | grep -m1 -o 'Sent .*')"
+}
 # The launcher's code, or 1 if a check found a leak.
 judged() {
   local rc=$1
+  link_counters
   wait
   [[ -e $flags/leak-$RIOMESH_VM_HOST ]] && rc=1
   return "$rc"

@@ -2,6 +2,7 @@
 
 #include <riomesh/config/units.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -150,7 +151,8 @@ void scoreboard::print_table(std::ostream& out) const {
   }
 }
 
-std::vector<std::string> scoreboard::problems(const std::string& expected) const {
+std::vector<std::string> scoreboard::problems(const std::string& expected,
+                                              bool gaps_after_loss) const {
   std::vector<std::string> out;
   std::istringstream list(expected);
   std::string item;
@@ -180,9 +182,12 @@ std::vector<std::string> scoreboard::problems(const std::string& expected) const
     }
     if (a.role != "subscriber")
       continue;
-    for (const char* key : {"gaps", "bad"})
-      if (a.final->get(key) != "0")
-        out.push_back(a.name + ": " + key + "=" + a.final->get(key));
+    bool lost = std::find(a.seen.begin(), a.seen.end(), "broker_lost") != a.seen.end();
+    for (const char* key : {"gaps", "bad"}) {
+      if (a.final->get(key) == "0" || (gaps_after_loss && lost && key == std::string{"gaps"}))
+        continue;
+      out.push_back(a.name + ": " + key + "=" + a.final->get(key));
+    }
     if (a.final->get("messages") == "0")
       out.push_back(a.name + ": received nothing");
   }
