@@ -151,6 +151,43 @@ void apply(const std::optional<override_value>& value, const std::string& path, 
     in.record(path, where);
 }
 
+// One `--setting section.key=value`, read as the file's value would be.
+void apply_setting(const setting_override& s, reader& in, settings& out) {
+  origin where{s.value.source, 0, 0};
+  auto dot = s.path.find('.');
+  std::vector<std::string> names;
+  const detail::section* sec = nullptr;
+  for (const auto& candidate : detail::schema()) {
+    names.push_back(candidate.name);
+    if (dot != std::string::npos && candidate.name == s.path.substr(0, dot))
+      sec = &candidate;
+  }
+  if (!sec) {
+    in.fail(where, s.path + ": " + unknown("section", s.path.substr(0, dot), names) +
+                       " (an override is SECTION.KEY=VALUE)");
+    return;
+  }
+  auto key = s.path.substr(dot + 1);
+  const auto* f = sec->find(key);
+  if (!f) {
+    in.fail(where, s.path + ": " + unknown("key", key, sec->keys()));
+    return;
+  }
+  if (s.path == "cluster.peers") {  // a list: the file's to give
+    in.fail(where, s.path + ": the peers are the file's to list, not an override's");
+    return;
+  }
+  YAML::Node node;
+  try {
+    node = YAML::Load(s.value.text);
+  } catch (const YAML::ParserException& e) {
+    in.fail(where, s.path + ": not a value: " + e.msg);
+    return;
+  }
+  f->read(value_ref{node, s.path, where, in}, out);
+  in.record(s.path, where);
+}
+
 void apply_overrides(const overrides& extra, reader& in, settings& out) {
   apply(extra.listen, "node.listen", in,
         [&](const value_ref& v) { return detail::read_endpoint(v, out.node.listen); });
@@ -158,31 +195,8 @@ void apply_overrides(const overrides& extra, reader& in, settings& out) {
         [&](const value_ref& v) { return detail::read_fabric(v, out.node.fabric); });
   apply(extra.log_level, "logging.level", in,
         [&](const value_ref& v) { return detail::read_log_level(v, out.logging.level); });
-  for (const auto& s : extra.settings) {
-    origin where{s.value.source, 0, 0};
-    auto dot = s.path.find('.');
-    const detail::section* sec = nullptr;
-    for (const auto& candidate : detail::schema())
-      if (dot != std::string::npos && candidate.name == s.path.substr(0, dot))
-        sec = &candidate;
-    const auto* f = sec ? sec->find(s.path.substr(dot + 1)) : nullptr;
-    // Sections of lists (peers, actors) are the file's to say.
-    if (!f || s.path == "cluster.peers") {
-      in.fail(where, s.path +
-                         ": not a setting an override can give (SECTION.KEY, as in the "
-                         "file: channel.peer_timeout, node.listen, ...)");
-      continue;
-    }
-    YAML::Node node;
-    try {
-      node = YAML::Load(s.value.text);
-    } catch (const YAML::ParserException& e) {
-      in.fail(where, s.path + ": not a value: " + e.msg);
-      continue;
-    }
-    f->read(value_ref{node, s.path, where, in}, out);
-    in.record(s.path, where);
-  }
+  for (const auto& s : extra.settings)
+    apply_setting(s, in, out);
 }
 
 // yaml-cpp's words for a line indented unlike its neighbours, with what

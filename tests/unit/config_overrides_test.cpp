@@ -97,9 +97,22 @@ TEST_CASE("RIOMESH_SETTINGS gives keys from the environment, the command line wi
 TEST_CASE("a bad --setting names itself: an unknown key, a bad value, no '='") {
   config::overrides o;
   o.add_settings("channel.nope=1", "--setting");
-  CHECK(test::problem(test::minimal, o) ==
-        "--setting channel.nope=1: channel.nope: not a setting an override can give "
-        "(SECTION.KEY, as in the file: channel.peer_timeout, node.listen, ...)");
+  CHECK(test::problem(test::minimal, o)
+            .rfind("--setting channel.nope=1: channel.nope: unknown key 'nope'", 0) == 0);
+  config::overrides typo;
+  typo.add_settings("channel.peer_timeot=15s", "--setting");
+  CHECK(test::problem(test::minimal, typo) ==
+        "--setting channel.peer_timeot=15s: channel.peer_timeot: unknown key 'peer_timeot'; did "
+        "you mean 'peer_timeout'?");
+  config::overrides no_section;
+  no_section.add_settings("peer_timeout=15s", "--setting");
+  CHECK(test::problem(test::minimal, no_section).find("(an override is SECTION.KEY=VALUE)") !=
+        std::string::npos);
+  config::overrides peers;
+  peers.add_settings("cluster.peers=[]", "--setting");
+  CHECK(test::problem(test::minimal, peers) ==
+        "--setting cluster.peers=[]: cluster.peers: the peers are the file's to list, not an "
+        "override's");
   config::overrides bad;
   bad.add_settings("channel.peer_timeout=soon", "--setting");
   CHECK(test::problem(test::minimal, bad)
