@@ -95,27 +95,23 @@ TEST_CASE("RIOMESH_SETTINGS gives keys from the environment, the command line wi
 }
 
 TEST_CASE("a bad --setting names itself: an unknown key, a bad value, no '='") {
-  config::overrides o;
-  o.add_settings("channel.nope=1", "--setting");
-  CHECK(test::problem(test::minimal, o)
+  // The one problem the minimal file has with `item` given by --setting.
+  auto problem_with = [](const char* item) {
+    config::overrides o;
+    o.add_settings(item, "--setting");
+    return test::problem(test::minimal, o);
+  };
+  CHECK(problem_with("channel.nope=1")
             .rfind("--setting channel.nope=1: channel.nope: unknown key 'nope'", 0) == 0);
-  config::overrides typo;
-  typo.add_settings("channel.peer_timeot=15s", "--setting");
-  CHECK(test::problem(test::minimal, typo) ==
+  CHECK(problem_with("channel.peer_timeot=15s") ==
         "--setting channel.peer_timeot=15s: channel.peer_timeot: unknown key 'peer_timeot'; did "
         "you mean 'peer_timeout'?");
-  config::overrides no_section;
-  no_section.add_settings("peer_timeout=15s", "--setting");
-  CHECK(test::problem(test::minimal, no_section).find("(an override is SECTION.KEY=VALUE)") !=
+  CHECK(problem_with("peer_timeout=15s").find("(an override is SECTION.KEY=VALUE)") !=
         std::string::npos);
-  config::overrides peers;
-  peers.add_settings("cluster.peers=[]", "--setting");
-  CHECK(test::problem(test::minimal, peers) ==
+  CHECK(problem_with("cluster.peers=[]") ==
         "--setting cluster.peers=[]: cluster.peers: the peers are the file's to list, not an "
         "override's");
-  config::overrides bad;
-  bad.add_settings("channel.peer_timeout=soon", "--setting");
-  CHECK(test::problem(test::minimal, bad)
+  CHECK(problem_with("channel.peer_timeout=soon")
             .rfind("--setting channel.peer_timeout=soon: channel.peer_timeout: ", 0) == 0);
   config::overrides none;
   CHECK_THROWS_WITH(none.add_settings("channel.peer_timeout", "RIOMESH_SETTINGS"),

@@ -44,14 +44,25 @@ struct block {
   }
 };
 
+// A send cache over a counting registrar, and one block of memory.
+struct cache_and_block {
+  counting_registrar fabric;
+  shared_registrations regs{fabric, roomy()};
+  block b;
+  // The last write from [b.at(), +n) completes, the memory is given back,
+  // and the cache trims what is left of it.
+  void done_with(std::uint64_t id, std::size_t n) {
+    regs.unpin(id);
+    invalidation_bus::global().publish(b.at(), n);
+    regs.trim(registration_cache::clock::now() + std::chrono::seconds(1));
+  }
+};
+
 }  // namespace
 
-TEST_CASE(
-    "shared registrations: a retired registration still in use and its successor at the "
-    "same base each keep their own hold") {
-  counting_registrar f;
-  shared_registrations regs(f, roomy());
-  block b;
+TEST_CASE_FIXTURE(cache_and_block,
+                  "shared registrations: a retired registration still in use and its successor "
+                  "at the same base each keep their own hold") {
   auto first = regs.acquire(b.at(), 4096, b.hold);
   REQUIRE(first);
   // The memory is going (an arena segment left): retired, but a write
@@ -63,22 +74,17 @@ TEST_CASE(
   CHECK(second->reg.base == first->reg.base);
   CHECK(second->reg.lkey != first->reg.lkey);
   regs.unpin(first->id);  // the old one goes: its write completed
-  CHECK(f.live.size() == 1);
+  CHECK(fabric.live.size() == 1);
   b.hold.reset();                  // the segment's last view
   CHECK_FALSE(b.watch.expired());  // the successor still holds the memory
-  regs.unpin(second->id);
-  invalidation_bus::global().publish(b.at(), 4096);
-  regs.trim(registration_cache::clock::now() + std::chrono::seconds(1));
-  CHECK(f.live.empty());
+  done_with(second->id, 4096);
+  CHECK(fabric.live.empty());
   CHECK(b.watch.expired());
 }
 
-TEST_CASE(
-    "shared registrations: a registration grown over an unused one at its base keeps the "
-    "memory the new one covers") {
-  counting_registrar f;
-  shared_registrations regs(f, roomy());
-  block b;
+TEST_CASE_FIXTURE(cache_and_block,
+                  "shared registrations: a registration grown over an unused one at its base "
+                  "keeps the memory the new one covers") {
   auto small = regs.acquire(b.at(), 4096, b.hold);
   REQUIRE(small);
   regs.unpin(small->id);
@@ -87,26 +93,21 @@ TEST_CASE(
   auto large = regs.acquire(b.at(), 2 * 4096, b.hold);
   REQUIRE(large);
   CHECK(large->reg.base == small->reg.base);
-  CHECK(f.live.size() == 1);
+  CHECK(fabric.live.size() == 1);
   b.hold.reset();
   CHECK_FALSE(b.watch.expired());
-  regs.unpin(large->id);
-  invalidation_bus::global().publish(b.at(), 2 * 4096);
-  regs.trim(registration_cache::clock::now() + std::chrono::seconds(1));
+  done_with(large->id, 2 * 4096);
   CHECK(b.watch.expired());
 }
 
-TEST_CASE(
-    "shared registrations: memory the user took back is not found for what comes to live "
-    "there") {
-  counting_registrar f;
-  shared_registrations regs(f, roomy());
-  block b;
+TEST_CASE_FIXTURE(cache_and_block,
+                  "shared registrations: memory the user took back is not found for what comes "
+                  "to live there") {
   auto a = regs.acquire(b.at(), 4096, nullptr);  // user memory: no hold
   REQUIRE(a);
   regs.unpin(a->id);
   CHECK(regs.covering(b.at(), 100));
   invalidation_bus::global().publish(b.at(), 4096);  // given back to the user
   CHECK_FALSE(regs.covering(b.at(), 100));
-  CHECK(f.live.empty());
+  CHECK(fabric.live.empty());
 }
