@@ -113,11 +113,13 @@ int peer_group(std::size_t count, std::uint16_t port, std::size_t first, std::ui
   ::_exit(0);
 }
 
-struct hub_process {
+// A child (the hub, or a group of peers): its stdin is ours; closing it
+// ends the child, which is waited for.
+struct child_process {
   pid_t pid = -1;
   int to = -1;
-  std::uint16_t port = 0;
-  ~hub_process() {
+  std::uint16_t port = 0;  // the hub's
+  ~child_process() {
     if (to >= 0)
       ::close(to);
     if (pid > 0) {
@@ -130,11 +132,11 @@ struct hub_process {
 // This program again as a child (`args` after its name), its stdin ours
 // to close and its first line of output in `line`. Every pipe is
 // close-on-exec: no child holds another's stdin open.
-std::unique_ptr<hub_process> start_child(const std::vector<std::string>& args, std::string& line) {
+std::unique_ptr<child_process> start_child(const std::vector<std::string>& args, std::string& line) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe");
-  auto h = std::make_unique<hub_process>();
+  auto h = std::make_unique<child_process>();
   h->pid = ::fork();
   if (h->pid == 0) {
     ::dup2(in[0], 0);
@@ -156,7 +158,7 @@ std::unique_ptr<hub_process> start_child(const std::vector<std::string>& args, s
   return h;
 }
 
-std::unique_ptr<hub_process> start_hub(const options& o, std::uint64_t arena_min) {
+std::unique_ptr<child_process> start_hub(const options& o, std::uint64_t arena_min) {
   std::string line;
   auto h = start_child(
       {"--hub", std::to_string(o.arena), std::to_string(arena_min), std::to_string(o.budget)},
@@ -290,7 +292,7 @@ void run_idle(const options& o, std::size_t n) {
   auto hub = start_hub(o, arena_min);
   auto base = settled(hub->pid, std::chrono::milliseconds(200));
   constexpr std::size_t per_group = 200;
-  std::vector<std::unique_ptr<hub_process>> groups;
+  std::vector<std::unique_ptr<child_process>> groups;
   for (std::size_t first = 0; first < n; first += per_group) {
     auto count = std::min(per_group, n - first);
     std::string line;

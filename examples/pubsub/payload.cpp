@@ -20,6 +20,20 @@ std::uint64_t first_word(const std::string& publisher, std::uint64_t seq) {
   return mix(std::hash<std::string>{}(publisher) ^ mix(seq));
 }
 
+// Which sample's pattern a word at `offset` carries: the sequence numbers
+// near `seq` are tried, as a buffer reused too early holds a neighbour's.
+std::string whose_word(std::uint64_t w, std::size_t offset, const std::string& publisher,
+                       std::uint64_t seq) {
+  if (w == 0)
+    return "zeros";
+  auto start = w - step * (offset / 8);
+  std::uint64_t lo = seq > 1024 ? seq - 1024 : 0;
+  for (std::uint64_t k = lo; k < seq + 1024; ++k)
+    if (first_word(publisher, k) == start)
+      return "seq " + std::to_string(k);
+  return "no sample's pattern";
+}
+
 }  // namespace
 
 void fill(riomesh::buffer& b, const std::string& publisher, std::uint64_t seq) {
@@ -45,27 +59,6 @@ std::uint64_t checksum(const riomesh::buffer& b) {
     h = (h ^ p[i]) * 0x100000001b3ull;
   return mix(h);
 }
-
-}  // namespace pubsub
-
-namespace pubsub {
-namespace {
-
-// Which sample's pattern a word at `offset` carries: the sequence numbers
-// near `seq` are tried, as a buffer reused too early holds a neighbour's.
-std::string whose_word(std::uint64_t w, std::size_t offset, const std::string& publisher,
-                       std::uint64_t seq) {
-  if (w == 0)
-    return "zeros";
-  auto start = w - step * (offset / 8);
-  std::uint64_t lo = seq > 1024 ? seq - 1024 : 0;
-  for (std::uint64_t k = lo; k < seq + 1024; ++k)
-    if (first_word(publisher, k) == start)
-      return "seq " + std::to_string(k);
-  return "no sample's pattern";
-}
-
-}  // namespace
 
 std::string damage(const riomesh::buffer& b, const std::string& publisher, std::uint64_t seq) {
   const auto* p = b.data();
