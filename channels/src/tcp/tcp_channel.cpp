@@ -97,14 +97,17 @@ bool tcp_channel::secure(ssl_st* tls, std::string& error) {
 }
 
 void tcp_channel::read_some() {
+  wants_room_ = false;
   // Bounded, so one busy peer cannot starve the others of a progress thread.
   for (int round = 0; round < 64 && fd_ >= 0; ++round) {
     if (tls_ && proto_.input_secure_pending())
       proto_.start_secure_input();  // the peer's records start here
     iovec iov[2];
     std::size_t parts = proto_.read_targets(iov);
-    if (parts == 0)
+    if (parts == 0) {
+      wants_room_ = !proto_.closed();
       return;  // closed, or the ring is full until the application reads
+    }
     if (proto_.input_secured()) {
       std::string error;
       auto r = tls_->read(iov[0].iov_base, iov[0].iov_len, error);
@@ -180,14 +183,14 @@ io_result tcp_channel::send(const void* data, std::size_t length) {
 
 io_result tcp_channel::recv(void* out, std::size_t length) {
   auto r = proto_.recv(out, length);
-  if (r.bytes > 0 && !corked_)
+  if (r.bytes > 0 && !corked_ && wants_room_)
     read_some();  // room again: take in what waits, rather than on the next wake-up
   return r;
 }
 
 void tcp_channel::consume(std::size_t n) {
   proto_.consume(n);
-  if (!corked_)  // a corked owner reads again on its next round
+  if (!corked_ && wants_room_)  // a corked owner reads again on its next round
     read_some();
 }
 

@@ -91,7 +91,12 @@ io_result tcp_protocol::send_copy(const void* data, std::size_t length) {
       tail = &out_.back();
       // Joined sends grow it to a frame: room for one at once, not a copy
       // of what it held each time it doubles.
-      tail->owned.reserve(coalesced_frame);
+      if (spare_.capacity() >= coalesced_frame) {
+        tail->owned.swap(spare_);
+        spare_used_ = true;
+      } else {
+        tail->owned.reserve(coalesced_frame);
+      }
     }
     std::size_t n = std::min({length - accepted, room, coalesced_frame - tail->owned.size()});
     tail->owned.insert(tail->owned.end(), bytes + accepted, bytes + accepted + n);
@@ -346,6 +351,9 @@ void tcp_protocol::tick(std::chrono::steady_clock::time_point now) {
   ticking_ = true;
   ticked_in_ = bytes_in_;
   ticked_out_ = bytes_out_;
+  if (!spare_used_)
+    std::vector<unsigned char>().swap(spare_);
+  spare_used_ = false;
   if (params_.peer_timeout.count() > 0 && now - heard_ > params_.peer_timeout) {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - heard_).count();
     close(phase::failed, "peer " + peer_ + " silent for " + std::to_string(ms) + " ms");
@@ -389,6 +397,11 @@ void tcp_protocol::on_written(std::size_t n) {
     if (o.header_done < header_size || o.payload_done < o.payload_length)
       break;
     owned_bytes_ -= std::min(owned_bytes_, o.owned.size());
+    if (o.kind == frame_kind::data && o.owned.capacity() >= coalesced_frame &&
+        spare_.capacity() == 0) {
+      o.owned.clear();
+      spare_.swap(o.owned);
+    }
     if (o.transient)
       transient_bytes_ -= o.payload_length;
     if (o.reports)

@@ -9,6 +9,13 @@
 namespace riomesh::channels::tcp {
 
 std::pair<unsigned char*, std::size_t> tcp_protocol::read_target() {
+  offered_ahead_ = false;
+  if (ahead_at_ < ahead_end_)
+    return {nullptr, 0};  // what was read ahead goes first (read_targets)
+  return next_target();
+}
+
+std::pair<unsigned char*, std::size_t> tcp_protocol::next_target() {
   if (failed())
     return {nullptr, 0};
   switch (rstate_) {
@@ -50,14 +57,36 @@ bool tcp_protocol::takes_bytes() const {
 }
 
 std::size_t tcp_protocol::read_targets(iovec* iov) {
-  auto [at, room] = read_target();
+  offered_ahead_ = false;
+  if (ahead_at_ < ahead_end_) {
+    drain_ahead();
+    if (ahead_at_ < ahead_end_)
+      return 0;  // the ring is full: the socket keeps the rest
+  }
+  auto [at, room] = next_target();
   if (room == 0)
     return 0;
+  bool ahead = reads_ahead() && (rstate_ == rstate::header || room == payload_left_);
+  if (ahead) {
+    if (ahead_.empty())
+      ahead_.resize(read_ahead_size);
+    offered_ahead_ = true;
+  }
+  if (rstate_ == rstate::header) {
+    if (!ahead) {
+      iov[0] = {at, room};
+      return 1;
+    }
+    direct_room_ = 0;  // the header too: it is parsed from ahead_
+    iov[0] = {ahead_.data(), ahead_.size()};
+    return 1;
+  }
   iov[0] = {at, room};
   // Only after the whole rest of a payload: never a byte into a wrong place.
-  if (rstate_ == rstate::header || room != payload_left_)
+  if (room != payload_left_)
     return 1;
-  iov[1] = {header_, header_size};
+  direct_room_ = room;
+  iov[1] = ahead ? iovec{ahead_.data(), ahead_.size()} : iovec{header_, header_size};
   return 2;
 }
 
@@ -65,10 +94,35 @@ void tcp_protocol::on_read(std::size_t n) {
   if (n == 0 || failed())
     return;
   bytes_in_ += n;
+  if (!offered_ahead_)
+    return take(n);
+  offered_ahead_ = false;
+  std::size_t direct = std::min(n, direct_room_);
+  if (direct > 0)
+    take(direct);
+  ahead_at_ = 0;
+  ahead_end_ = n - direct;
+  drain_ahead();
+}
+
+void tcp_protocol::drain_ahead() {
+  while (ahead_at_ < ahead_end_ && !failed()) {
+    auto [at, room] = next_target();
+    if (room == 0)
+      break;
+    std::size_t k = std::min(room, ahead_end_ - ahead_at_);
+    std::memcpy(at, ahead_.data() + ahead_at_, k);
+    ahead_at_ += k;
+    take(k);
+  }
+  if (ahead_at_ == ahead_end_ || failed())
+    ahead_at_ = ahead_end_ = 0;
+}
+
+void tcp_protocol::take(std::size_t n) {
   if (rstate_ != rstate::header && n > payload_left_) {
     std::size_t rest = n - payload_left_;  // bytes of the next header, already in place
-    bytes_in_ -= payload_left_;            // counted again just below
-    on_read(payload_left_);
+    take(payload_left_);
     if (failed())
       return;
     header_got_ = rest;
@@ -294,6 +348,8 @@ void tcp_protocol::consume(std::size_t n) {
   ring_used_ -= n;
   if (ring_used_ == 0)
     ring_head_ = 0;  // keeps the next payload read contiguous
+  if (ahead_at_ < ahead_end_)
+    drain_ahead();  // room again for what was read ahead
 }
 
 }  // namespace riomesh::channels::tcp

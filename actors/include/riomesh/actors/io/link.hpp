@@ -126,8 +126,11 @@ class link : public std::enable_shared_from_this<link> {
   // The channel has something (or may have, when `busy_poll`): take it in,
   // send what waits, deliver what arrived. True if anything moved.
   bool on_io(clock::time_point now, bool busy_poll = false, bool polled = false);
-  // The actor took messages, or a release rang the doorbell.
-  bool on_wake(clock::time_point now) { return on_io(now, true); }
+  // The actor took messages, or a release rang the doorbell: what is to
+  // send goes. The channel is looked at only where that costs no system
+  // call (rdma's completion queue); a socket's input is the readiness
+  // wake-up's (level-triggered), and a read here would mostly find nothing.
+  bool on_wake(clock::time_point now) { return on_io(now, true, !cheap_polls()); }
   // A spin of the thread over a link that polls cheaply (cheap_polls()):
   // it runs its rounds only if the channel found something; true if
   // anything moved.

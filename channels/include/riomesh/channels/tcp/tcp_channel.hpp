@@ -85,6 +85,9 @@ class tcp_channel final : public channel, public stream_guard {
   tcp_protocol proto_;
   std::unique_ptr<tls_stream> tls_;
   bool corked_ = false;
+  // read_some() stopped for want of room (the ring full): reading what the
+  // application frees is worth a system call; after a short read it is not.
+  bool wants_room_ = false;
   std::uint64_t writes_ = 0;
 };
 
