@@ -40,9 +40,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::size_t parts = proto.read_targets(iov);
         if (parts == 0)
           break;
+        // As readv fills them: the first, then the second (the next header,
+        // or what is read ahead once authorized).
+        std::size_t room = iov[0].iov_len + (parts > 1 ? iov[1].iov_len : 0);
         const std::uint8_t* src;
-        std::size_t n = in.chunk(src, 1 + in.take<std::uint16_t>() % iov[0].iov_len);
-        std::memcpy(iov[0].iov_base, src, n);
+        std::size_t n = in.chunk(src, 1 + in.take<std::uint16_t>() % room);
+        std::size_t first = std::min(n, iov[0].iov_len);
+        std::memcpy(iov[0].iov_base, src, first);
+        if (n > first)
+          std::memcpy(iov[1].iov_base, src + first, n - first);
         proto.on_read(n);
         break;
       }

@@ -526,8 +526,10 @@ void connection_core::deliver(envelope&& e) {
             if (!shared->open)
               return;
             shared->ranges.push_back(range);
-            if (shared->ranges.size() == 1)
+            if (shared->ranges.size() == 1) {
+              shared->any.store(true, std::memory_order_release);
               wake = shared->wake;
+            }
           }
           if (wake)
             wake();
@@ -564,8 +566,9 @@ void connection_core::say_farewell() {
 }
 
 bool connection_core::report_releases(clock::time_point now) {
-  {
+  if (released_->any.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> guard(released_->lock);
+    released_->any.store(false, std::memory_order_relaxed);
     if (farewell_out_) {  // the peer no longer listens
       released_->ranges.clear();
       return false;
@@ -578,7 +581,7 @@ bool connection_core::report_releases(clock::time_point now) {
     }
     released_->ranges.clear();
   }
-  if (!batch_.due(now) || !out_bytes_.empty())
+  if (batch_.empty() || !batch_.due(now) || !out_bytes_.empty())
     return false;
   // One envelope holds at most the peer's max_buffers ranges.
   envelope rel;

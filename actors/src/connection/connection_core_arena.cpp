@@ -94,8 +94,8 @@ bool connection_core::answer_want(clock::time_point now) {
 bool connection_core::size_arena(clock::time_point now) {
   if (pending_want_)
     return answer_want(now);
-  if (awaiting_left_)
-    return false;
+  if (awaiting_left_ || !sizing_->due(now))
+    return false;  // most pumps: no lookup, no lock for the fair share
   const auto* current = own_.current();
   auto target =
       sizing_->on_tick(now, current->size, current_in_use_, settings_.budget->fair_share());

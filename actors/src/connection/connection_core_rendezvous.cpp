@@ -142,6 +142,8 @@ bool connection_core::start_fetches() {
   if (fetch_order_.taken() > 0)
     if (auto n = released_->fetched_back.exchange(0))
       fetch_order_.give_back(n);
+  if (!fetch_order_.pending())
+    return false;  // what nearly every pump finds
   while (auto j = fetch_order_.next()) {
     auto into = settings_.destination ? settings_.destination(j->length, j->receiver) : buffer{};
     if (into.size() > j->length)

@@ -16,6 +16,8 @@ namespace riomesh::actors {
 struct connection_core::released {
   std::mutex lock;
   std::vector<arena_range> ranges;
+  // Set with the first range: most pumps find none without the lock.
+  std::atomic<bool> any{false};
   std::function<void()> wake;
   bool open = true;
   // Bytes of fetched lent buffers the application let go of (rendezvous).

@@ -45,6 +45,8 @@ class fetch_order {
   bool hold(inbound_message&& m, const std::vector<std::size_t>& lent, std::string& error);
   // The next fetch to start, if the window allows one now.
   std::optional<job> next();
+  // Whether next() has any job to give (window aside).
+  bool pending() const { return !todo_.empty(); }
   // A job started that could not go now: next() gives it again first.
   void retry(const job& j);
   // A job's bytes are in `into`; false if no such job was started.

@@ -34,6 +34,8 @@ class arena_sizing {
   }
   // The arena moved (either way): a new period starts.
   void moved(clock::time_point now, std::uint64_t in_use);
+  // Whether on_tick() has anything to judge: a period ended.
+  bool due(clock::time_point now) const { return now >= period_end_; }
   // Once a period: the smaller size to move to, or none.
   std::optional<std::uint64_t> on_tick(clock::time_point now, std::uint64_t current,
                                        std::uint64_t in_use, std::uint64_t fair_share);
