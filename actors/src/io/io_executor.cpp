@@ -90,6 +90,8 @@ bool io_executor::run() {
     auto end = clock::now();
     ++turns_;
     judge(job, end - start, end);
+    if (after_turn_)
+      after_turn_(end);
     // Still busy: another turn after the links had theirs.
     if (wants_another_turn(job, res))
       waiting_.push_back(job);

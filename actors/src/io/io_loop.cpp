@@ -80,6 +80,18 @@ void io_loop::at_stop(std::function<void()> work) {
   post([this, work = std::move(work)]() mutable { stop_work_.push_back(std::move(work)); });
 }
 
+bool io_loop::send_taken(clock::time_point now) {
+  if (taken_by_.empty())
+    return false;
+  // Swapped: a send may take more (a failure's notice to a local handler).
+  sending_.swap(taken_by_);
+  for (auto& l : sending_)
+    if (!l->finished() && links_.count(l->wait_fd()))
+      l->on_wake(now);
+  sending_.clear();
+  return true;
+}
+
 // Until none finds work (a few passes at most): an actor's reply wakes its
 // connection, whose turn should not wait for the next round's system call.
 bool io_loop::run_round_work() {
@@ -88,6 +100,7 @@ bool io_loop::run_round_work() {
     bool ran = false;
     for (auto& work : round_work_)
       ran = work() || ran;
+    ran = send_taken(clock::now()) || ran;
     if (!ran)
       break;
     any = true;
@@ -203,17 +216,17 @@ bool io_loop::run_tasks() {
 bool io_loop::serve_rung(clock::time_point now) {
   if (!rung_waiting_.load(std::memory_order_acquire))
     return false;
-  std::vector<std::shared_ptr<link>> rung;
   {
     std::lock_guard<std::mutex> guard(lock_);
-    rung.swap(rung_);
+    serving_.swap(rung_);
     rung_waiting_.store(false, std::memory_order_relaxed);
   }
-  bool moved = false;
-  for (auto& l : rung)
+  bool moved = !serving_.empty();
+  for (auto& l : serving_)
     if (!l->finished() && links_.count(l->wait_fd()))
       moved = l->on_wake(now) || moved;
-  return moved || !rung.empty();
+  serving_.clear();
+  return moved;
 }
 
 // The links whose channel can be looked at without a system call (rdma:

@@ -57,6 +57,19 @@ link::submitted link::submit(outbound_message&& m) {
     refused_.store(true, std::memory_order_relaxed);
     return submitted::congested;
   }
+  // A sender on the I/O thread itself (a handler the thread runs) needs no
+  // hand-off: the link takes the message now and sends it, with whatever
+  // else the sender's turn queues, when that turn ends (io_loop::send_taken). Only while no
+  // order waits in the actor's mailbox (pending_ counts those beyond the
+  // backlog: a sender's own earlier ones would show), so nothing overtakes.
+  if (loop_.on_io_thread() && pending_.load(std::memory_order_relaxed) == backlog_) {
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    take(std::move(m));
+    took(1);
+    if (!std::exchange(wake_due_, true))
+      loop_.send_after_turn(shared_from_this());
+    return submitted::queued;
+  }
   auto actor = actor_.lock();
   if (!actor)
     return submitted::closed;
@@ -339,6 +352,7 @@ bool link::core_round(clock::time_point now, bool& ended) {
 }
 
 bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
+  wake_due_ = false;  // what submit() took directly goes in these rounds
   if (is(phase::closed))
     return false;
   // Its actor may take a send before the thread has started it (adopt is

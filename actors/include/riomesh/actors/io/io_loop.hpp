@@ -73,6 +73,14 @@ class io_loop {
   void unwatch(int fd);
   std::size_t watched() const;
 
+  // ---- the I/O thread --------------------------------------------------------
+  // On the thread: `l` took a message from a handler this thread runs
+  // (link::submit); it sends once that handler's turn ended (send_taken),
+  // with whatever else the turn sent it.
+  void send_after_turn(std::shared_ptr<link> l) { taken_by_.push_back(std::move(l)); }
+  // Sends what handlers' turns gave links; true if there was any.
+  bool send_taken(clock::time_point now);
+
   // What the thread did, for tests and statistics.
   struct counters {
     std::uint64_t wakes = 0;       // returns from a sleeping epoll_wait
@@ -113,6 +121,10 @@ class io_loop {
   std::atomic<bool> tasks_waiting_{false}, rung_waiting_{false};
   std::vector<std::function<void()>> tasks_;
   std::vector<std::shared_ptr<link>> rung_;
+  std::vector<std::shared_ptr<link>> taken_by_, sending_;  // the thread's own
+  // The thread's own: rung_'s links being served. Swapped with rung_, so
+  // both keep their storage and a ring allocates nothing.
+  std::vector<std::shared_ptr<link>> serving_;
   struct watch_entry {
     std::function<void()> ready;
   };
