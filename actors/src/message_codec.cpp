@@ -1,5 +1,6 @@
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/message_codec.hpp>
+#include <riomesh/message_signatures.hpp>
 
 #include <caf/actor_system.hpp>
 #include <caf/binary_deserializer.hpp>
@@ -169,23 +170,31 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
 bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
                     std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
                     caf::message& out, std::string& error, std::uint64_t* copied,
-                    caf::execution_unit* context) {
+                    caf::execution_unit* context, detail::message_signatures* signatures) {
   detail::codec_context ctx;
   ctx.placed_count = placed_count;
   ctx.placed_in = &placed;
   ctx.used.assign(placed_count, false);
   ctx.body_size = size;
   detail::scope s(&ctx);
-  caf::binary_deserializer source{context ? context : sys.dummy_execution_unit(),
-                                  reinterpret_cast<const char*>(body), size};
   caf::message m;
-  if (auto err = m.load(source)) {
+  std::size_t left = 0;
+  auto* unit = context ? context : sys.dummy_execution_unit();
+  auto* from = reinterpret_cast<const char*>(body);
+  caf::error err;
+  if (signatures) {
+    err = signatures->load(unit, from, size, m, left);
+  } else {
+    caf::binary_deserializer source{unit, from, size};
+    err = m.load(source);
+    left = source.remaining();
+  }
+  if (err) {
     error = "cannot decode the message: " + sys.render(err);
     return false;
   }
-  if (source.remaining() != 0) {
-    error =
-        "cannot decode the message: " + std::to_string(source.remaining()) + " bytes left after it";
+  if (left != 0) {
+    error = "cannot decode the message: " + std::to_string(left) + " bytes left after it";
     return false;
   }
   for (std::size_t i = 0; i < placed_count; ++i)

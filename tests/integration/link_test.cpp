@@ -228,6 +228,39 @@ TEST_CASE_FIXTURE(linked_pair,
   CHECK(c.inline_bytes_out == 2 * per);  // one body byte each: nothing else copied
 }
 
+// A handler the I/O thread runs gives its messages to the link directly,
+// but never past orders still in the connection actor's mailbox: here the
+// thread is held while another thread queues, so the mailbox is full when
+// the thread's own sends come.
+TEST_CASE_FIXTURE(linked_pair,
+                  "link: the I/O thread's own sends keep their place behind queued ones") {
+  ra->next("established");
+  rb->next("established");
+  const int per = 40;
+  std::promise<void> release, held, sent_here;
+  loop_a.post([&, go = release.get_future().share()] {
+    held.set_value();
+    go.wait();  // meanwhile another thread queues; the actor cannot take them
+    for (int i = per; i < 2 * per; ++i)
+      CHECK(a->submit(numbered(i)) == link::submitted::queued);
+    sent_here.set_value();
+  });
+  held.get_future().wait();
+  for (int i = 0; i < per; ++i)
+    REQUIRE(a->submit(numbered(i)) == link::submitted::queued);
+  release.set_value();
+  sent_here.get_future().wait();
+  for (int i = 0; i < 2 * per; ++i)
+    CHECK(static_cast<int>(rb->next("inbound").message.env.request_id) == i);
+  // With the mailbox empty, the thread's sends go straight on, in order.
+  loop_a.post([&] {
+    for (int i = 2 * per; i < 3 * per; ++i)
+      CHECK(a->submit(numbered(i)) == link::submitted::queued);
+  });
+  for (int i = 2 * per; i < 3 * per; ++i)
+    CHECK(static_cast<int>(rb->next("inbound").message.env.request_id) == i);
+}
+
 TEST_CASE_FIXTURE(one_thread, "link: a wrong secret closes both, with the reason") {
   auto [ca, cb] = test::channel_pair();
   auto ra = std::make_shared<recorder>(), rb = std::make_shared<recorder>();

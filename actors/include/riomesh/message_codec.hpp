@@ -16,6 +16,9 @@
 #include <vector>
 
 namespace riomesh {
+namespace detail {
+class message_signatures;
+}
 
 struct encoded_message {
   std::vector<unsigned char> body;
@@ -36,10 +39,13 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
 // `placed(i)` is the buffer for descriptor i < `placed_count`, a view of
 // where its bytes landed. `copied`, if given, gets the buffer bytes that
 // came inline (copied out of the body). `context` gives actor handles of
-// other nodes their proxies (its proxy registry).
+// other nodes their proxies (its proxy registry). `signatures`, if given,
+// reads known signatures without CAF's lookups by name (one thread at a
+// time: message_signatures.hpp).
 bool decode_message(caf::actor_system& sys, const unsigned char* body, std::size_t size,
                     std::size_t placed_count, const std::function<buffer(std::size_t)>& placed,
                     caf::message& out, std::string& error, std::uint64_t* copied = nullptr,
-                    caf::execution_unit* context = nullptr);
+                    caf::execution_unit* context = nullptr,
+                    detail::message_signatures* signatures = nullptr);
 
 }  // namespace riomesh

@@ -63,7 +63,7 @@ void exchange::run_actors_on(io_loop& loop, const io_executor_limits& limits) {
   impl_->executor = std::make_unique<io_executor>(impl_->sys, loop.thread_id(), limits);
   impl_->loop = &loop;
   impl_->executor->after_turn(
-      [&loop](io_executor::clock::time_point end) { loop.send_taken(end); });
+      [&loop](io_executor::clock::time_point end) { return loop.send_taken(end); });
   loop.after_each_round([run = impl_->executor.get()] { return run->run(); });
 }
 

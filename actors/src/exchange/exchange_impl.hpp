@@ -19,6 +19,7 @@
 #include <riomesh/actors/requests/pending_table.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/message_codec.hpp>
+#include <riomesh/message_signatures.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/actor_control_block.hpp>
@@ -211,6 +212,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   // proxy, one address) until it exits or its node is lost.
   caf::proxy_registry proxies;
   codec_unit codec;
+  // The I/O thread's: what decoding learned of message signatures.
+  detail::message_signatures signatures{sys};
   // Finds the actor handles in what this node sends (hand_over).
   handle_scan scanner{std::vector<unsigned char>{}};
   // The proxies per peer, for the bound and for a peer's loss.

@@ -56,7 +56,8 @@ decoded decode_counted(exchange::impl& x, link& l, inbound_message& m, caf::mess
     --buffers;
   }
   decode_scope handles;
-  bool ok = decode_message(x.sys, body, size, buffers, placed, msg, error, &copied, &x.codec);
+  bool ok = decode_message(x.sys, body, size, buffers, placed, msg, error, &copied, &x.codec,
+                           &x.signatures);
   if (auto unknown = handles.unknown(); !unknown.empty()) {
     x.park(l, m, unknown);
     return decoded::parked;

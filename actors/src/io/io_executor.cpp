@@ -75,7 +75,7 @@ void io_executor::judge(caf::resumable* job, clock::duration took, clock::time_p
 }
 
 void io_executor::exec_later(caf::resumable* job) {
-  if (is_heavy(job, clock::now()))
+  if (!heavy_.empty() && is_heavy(job, clock::now()))
     return to_workers(job);
   waiting_.push_back(job);
 }
@@ -84,14 +84,14 @@ bool io_executor::run() {
   if (waiting_.empty())
     return false;
   running_.swap(waiting_);
+  auto start = clock::now();
   for (auto* job : running_) {
-    auto start = clock::now();
     auto res = job->resume(this, limits_.throughput);
     auto end = clock::now();
     ++turns_;
     judge(job, end - start, end);
-    if (after_turn_)
-      after_turn_(end);
+    // The next turn starts here, unless sending what this one sent took time.
+    start = after_turn_ && after_turn_(end) ? clock::now() : end;
     // Still busy: another turn after the links had theirs.
     if (wants_another_turn(job, res))
       waiting_.push_back(job);

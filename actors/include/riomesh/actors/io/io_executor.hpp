@@ -59,7 +59,8 @@ class io_executor final : public caf::execution_unit {
   // Hands what waits to the CAF workers (the thread is stopping).
   void hand_over();
   // Called after each turn, with its end: what the actor sent goes then.
-  void after_turn(std::function<void(clock::time_point)> f) { after_turn_ = std::move(f); }
+  // True if it did anything (it took time of its own).
+  void after_turn(std::function<bool(clock::time_point)> f) { after_turn_ = std::move(f); }
 
   struct counters {
     std::uint64_t turns = 0;   // actor turns run on the I/O thread
@@ -76,7 +77,7 @@ class io_executor final : public caf::execution_unit {
   void to_workers(caf::resumable* job);
 
   limits limits_;
-  std::function<void(clock::time_point)> after_turn_;
+  std::function<bool(clock::time_point)> after_turn_;
   std::thread::id thread_;
   std::vector<caf::resumable*> waiting_, running_;
   // By actor id: turns in a row found too long, and until when it is

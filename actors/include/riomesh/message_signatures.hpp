@@ -1,0 +1,48 @@
+// Reading a CAF message as CAF 0.17's message::save wrote it, with the
+// lookups by type name done once per signature instead of once per
+// element of every message.
+//
+// CAF writes a message as an object whose name lists its elements' type
+// names ("@<>+@u64+@str"); its loader splits that string and finds each
+// name among the system's types, element by element, every time: about a
+// thousand instructions for an 8-byte message. A message_signatures keeps,
+// per signature, a default value of each element's type, and a message's
+// elements are copies of those, loaded from the bytes: the values CAF's
+// loader would make (its factory's defaults). What it does not know is
+// CAF's loader's, so errors read as CAF's.
+//
+// One per actor system (its types), used by one thread at a time: the
+// exchange's, on the I/O thread. Bounded: a peer names the signatures,
+// and past max_signatures new ones are read the slow way.
+#pragma once
+
+#include <caf/fwd.hpp>
+
+#include <cstddef>
+#include <memory>
+
+namespace riomesh::detail {
+
+class message_signatures {
+ public:
+  static constexpr std::size_t max_signatures = 64;
+
+  explicit message_signatures(caf::actor_system& sys);
+  ~message_signatures();
+  message_signatures(const message_signatures&) = delete;
+  message_signatures& operator=(const message_signatures&) = delete;
+
+  // Loads `out` from the `size` bytes at `bytes` as caf::message::load
+  // does, in the context `unit` (how handles in it are read); `left`: the
+  // bytes after the message.
+  caf::error load(caf::execution_unit* unit, const char* bytes, std::size_t size, caf::message& out,
+                  std::size_t& left);
+  // Signatures known.
+  std::size_t size() const;
+
+ private:
+  struct table;
+  std::unique_ptr<table> known_;
+};
+
+}  // namespace riomesh::detail

@@ -1,0 +1,140 @@
+// Messages read through a message_signatures cache: the same messages as
+// CAF's own loader makes, the same errors, and a bounded table.
+#include <riomesh/buffer_inspect.hpp>
+#include <riomesh/message_codec.hpp>
+#include <riomesh/message_signatures.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/binary_serializer.hpp>
+#include <caf/message.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace riomesh;
+
+namespace sig_msgs {
+
+struct point {
+  std::int32_t x = 0, y = 0;
+  std::vector<std::string> tags;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, point& p) {
+  return f(caf::meta::type_name("sig_msgs::point"), p.x, p.y, p.tags);
+}
+
+}  // namespace sig_msgs
+
+using sig_msgs::point;
+
+namespace {
+
+struct systems {
+  caf::actor_system_config cfg, other_cfg;
+  std::unique_ptr<caf::actor_system> sys, other;  // other: knows point, sys does not
+  systems() {
+    cfg.set("scheduler.max-threads", 1);
+    other_cfg.set("scheduler.max-threads", 1);
+    other_cfg.add_message_type<point>("sig_msgs::point");
+    sys = std::make_unique<caf::actor_system>(cfg);
+    other = std::make_unique<caf::actor_system>(other_cfg);
+  }
+};
+
+std::vector<unsigned char> encoded(caf::actor_system& sys, const caf::message& m) {
+  encoded_message enc;
+  std::string error;
+  REQUIRE(encode_message(sys, m, 1u << 30, enc, error));
+  return enc.body;
+}
+
+bool decode(caf::actor_system& sys, const std::vector<unsigned char>& body, caf::message& out,
+            std::string& error, detail::message_signatures* s) {
+  return decode_message(
+      sys, body.data(), body.size(), 0, [](std::size_t) { return buffer{}; }, out, error, nullptr,
+      nullptr, s);
+}
+
+// A message of `n` u64 elements 0..n-1, as CAF writes one: a signature per n.
+std::vector<unsigned char> u64s(caf::actor_system& sys, std::size_t n) {
+  std::string name = "@<>";
+  for (std::size_t i = 0; i < n; ++i)
+    name += "+@u64";
+  std::vector<char> bytes;
+  caf::binary_serializer sink{sys, bytes};
+  std::uint16_t zero = 0;
+  REQUIRE_FALSE(sink.begin_object(zero, name));
+  for (std::uint64_t i = 0; i < n; ++i)
+    REQUIRE_FALSE(sink(i));
+  REQUIRE_FALSE(sink.end_object());
+  return {bytes.begin(), bytes.end()};
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(systems, "signatures: the messages CAF's loader makes, first and every time") {
+  detail::message_signatures signatures{*other};
+  point p{3, -4, {"a", "bc"}};
+  auto body = encoded(*other, caf::make_message(std::uint64_t{42}, std::string{"hi"}, p));
+  for (int round = 0; round < 3; ++round) {
+    caf::message fast, slow;
+    std::string e1, e2;
+    REQUIRE(decode(*other, body, fast, e1, &signatures));
+    REQUIRE(decode(*other, body, slow, e2, nullptr));
+    REQUIRE(fast.match_elements<std::uint64_t, std::string, point>());
+    CHECK(fast.get_as<std::uint64_t>(0) == 42);
+    CHECK(fast.get_as<std::string>(1) == "hi");
+    const auto& q = fast.get_as<point>(2);
+    CHECK(q.x == 3);
+    CHECK(q.y == -4);
+    CHECK(q.tags == std::vector<std::string>{"a", "bc"});
+    CHECK(fast.type_token() == slow.type_token());
+  }
+  CHECK(signatures.size() == 1);
+  // A value's default is copied, not the last message's: an empty vector
+  // stays empty.
+  auto empty = encoded(*other, caf::make_message(point{1, 2, {}}));
+  caf::message m;
+  std::string error;
+  REQUIRE(decode(*other, empty, m, error, &signatures));
+  CHECK(m.get_as<point>(0).tags.empty());
+  // No elements at all.
+  REQUIRE(decode(*other, encoded(*other, caf::message{}), m, error, &signatures));
+  CHECK(m.empty());
+}
+
+TEST_CASE_FIXTURE(systems, "signatures: what the system does not know fails as with CAF's loader") {
+  detail::message_signatures signatures{*sys};
+  auto body = encoded(*other, caf::make_message(point{1, 2, {"x"}}));
+  caf::message m;
+  std::string fast, slow;
+  CHECK_FALSE(decode(*sys, body, m, fast, &signatures));
+  CHECK_FALSE(decode(*sys, body, m, slow, nullptr));
+  CHECK(fast == slow);
+  CHECK(fast.find("cannot decode") == 0);
+  CHECK(signatures.size() == 0);
+  // Cut short after a known signature: an error, not a message.
+  auto numbers = u64s(*sys, 3);
+  numbers.resize(numbers.size() - 4);
+  CHECK_FALSE(decode(*sys, numbers, m, fast, &signatures));
+  CHECK(fast.find("cannot decode") == 0);
+}
+
+TEST_CASE_FIXTURE(systems, "signatures: a peer cannot grow the table past its bound") {
+  detail::message_signatures signatures{*sys};
+  const std::size_t many = detail::message_signatures::max_signatures + 10;
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t n = 1; n <= many; ++n) {
+      caf::message m;
+      std::string error;
+      REQUIRE(decode(*sys, u64s(*sys, n), m, error, &signatures));
+      REQUIRE(m.size() == n);
+      CHECK(m.get_as<std::uint64_t>(n - 1) == n - 1);
+    }
+  CHECK(signatures.size() == detail::message_signatures::max_signatures);
+}
