@@ -8,6 +8,7 @@
 #include <caf/type_erased_value.hpp>
 #include <caf/uniform_type_info_map.hpp>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,30 +17,29 @@ namespace riomesh::detail {
 
 struct message_signatures::table {
   const caf::uniform_type_info_map& types;
+  using values = std::vector<caf::type_erased_value_ptr>;
   // By the whole name: a default value per element, in order.
-  std::unordered_map<std::string, std::vector<caf::type_erased_value_ptr>> defaults;
+  std::unordered_map<std::string, values> defaults;
 
-  // The defaults for `name` ("@<>+T1+T2..."), or null if a type is unknown,
-  // the name malformed, or the table full.
-  const std::vector<caf::type_erased_value_ptr>* find(const std::string& name) {
-    if (auto it = defaults.find(name); it != defaults.end())
-      return &it->second;
+  // The defaults for `name` ("@<>+T1+T2..."), into `out`; false if a type
+  // is unknown, the name malformed, or longer than a signature worth
+  // keeping (a peer chooses it: CAF's loader, which keeps nothing, reads
+  // those).
+  bool learn(const std::string& name, values& out) const {
     constexpr std::size_t prefix = 4;  // "@<>+"
-    if (defaults.size() >= max_signatures || name.size() <= prefix ||
-        name.compare(0, prefix, "@<>+") != 0)
-      return nullptr;
-    std::vector<caf::type_erased_value_ptr> values;
+    if (name.size() <= prefix || name.size() > max_name || name.compare(0, prefix, "@<>+") != 0 ||
+        static_cast<std::size_t>(std::count(name.begin(), name.end(), '+')) > max_elements)
+      return false;
     for (std::size_t at = prefix;;) {
       auto end = name.find('+', at);
       auto value = types.make_value(name.substr(at, end == std::string::npos ? end : end - at));
-      if (!value)
-        return nullptr;
-      values.push_back(std::move(value));
+      if (!value || out.size() == max_elements)
+        return false;
+      out.push_back(std::move(value));
       if (end == std::string::npos)
-        break;
+        return true;
       at = end + 1;
     }
-    return &defaults.emplace(name, std::move(values)).first->second;
   }
 };
 
@@ -65,8 +65,15 @@ caf::error message_signatures::load(caf::execution_unit* unit, const char* bytes
   std::string name;
   if (unit == nullptr || source.begin_object(zero, name) || zero != 0)
     return by_caf();
-  const auto* values = known_->find(name);
-  if (values == nullptr)
+  // A known signature, or one learned now and kept once a message of it
+  // loaded (there is room, and it is no malformed name).
+  table::values learned;
+  const table::values* values = nullptr;
+  if (auto it = known_->defaults.find(name); it != known_->defaults.end())
+    values = &it->second;
+  else if (known_->defaults.size() < max_signatures && known_->learn(name, learned))
+    values = &learned;
+  else
     return by_caf();
   auto data = caf::make_counted<caf::detail::dynamic_message_data>();
   for (const auto& d : *values) {
@@ -77,6 +84,8 @@ caf::error message_signatures::load(caf::execution_unit* unit, const char* bytes
   }
   if (auto err = source.end_object())
     return err;
+  if (values == &learned)
+    known_->defaults.emplace(name, std::move(learned));
   out = caf::message{caf::message::data_ptr{std::move(data)}};
   left = source.remaining();
   return caf::none;

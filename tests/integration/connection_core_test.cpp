@@ -189,6 +189,33 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("connection: releases batched before our farewell do not follow it") {
+  test::linked_channels p;
+  std::vector<unsigned char> arena_a(4096), arena_b(4096);
+  auto slow = with_arenas(4096, 4096);
+  slow.releases.delay = std::chrono::milliseconds(30);  // the batch waits
+  connection_core a(*p.a, arena_a.data(), with_arenas(4096, 4096));
+  connection_core b(*p.b, arena_b.data(), slow);
+  a.submit(message(0, {pattern(100, 0)}));
+  std::vector<inbound_message> got;
+  REQUIRE(run(p, a, b, [&] {
+    for (auto& m : b.take_inbound())
+      got.push_back(std::move(m));
+    return got.size() == 1;
+  }));
+  got.clear();  // the view drops: b batches its release
+  b.pump();
+  b.say_farewell();
+  // Past the batch's delay, b has nothing to say: a sees no envelope after
+  // the farewell, and no release.
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  run(p, a, b, [&] { return std::chrono::steady_clock::now() > until; });
+  CHECK_FALSE(a.closed());
+  INFO(a.reason());
+  CHECK(b.stats().releases_out == 0);
+  CHECK(a.stats().releases_in == 0);
+}
+
 TEST_CASE("connection: nothing may follow a farewell") {
   test::linked_channels p;
   std::vector<unsigned char> arena(4096);

@@ -60,19 +60,27 @@ bool decode(caf::actor_system& sys, const std::vector<unsigned char>& body, caf:
       nullptr, s);
 }
 
-// A message of `n` u64 elements 0..n-1, as CAF writes one: a signature per n.
-std::vector<unsigned char> u64s(caf::actor_system& sys, std::size_t n) {
+// A message of `n` elements 0..n-1 of type T (CAF's name `type`), as CAF
+// writes one: a signature per type and n.
+template <class T>
+std::vector<unsigned char> numbers(caf::actor_system& sys, const char* type, std::size_t n) {
   std::string name = "@<>";
   for (std::size_t i = 0; i < n; ++i)
-    name += "+@u64";
+    name += std::string{"+"} + type;
   std::vector<char> bytes;
   caf::binary_serializer sink{sys, bytes};
   std::uint16_t zero = 0;
   REQUIRE_FALSE(sink.begin_object(zero, name));
-  for (std::uint64_t i = 0; i < n; ++i)
-    REQUIRE_FALSE(sink(i));
+  for (std::size_t i = 0; i < n; ++i) {
+    auto x = static_cast<T>(i);
+    REQUIRE_FALSE(sink(x));
+  }
   REQUIRE_FALSE(sink.end_object());
   return {bytes.begin(), bytes.end()};
+}
+
+std::vector<unsigned char> u64s(caf::actor_system& sys, std::size_t n) {
+  return numbers<std::uint64_t>(sys, "@u64", n);
 }
 
 }  // namespace
@@ -126,15 +134,31 @@ TEST_CASE_FIXTURE(systems, "signatures: what the system does not know fails as w
 }
 
 TEST_CASE_FIXTURE(systems, "signatures: a peer cannot grow the table past its bound") {
-  detail::message_signatures signatures{*sys};
-  const std::size_t many = detail::message_signatures::max_signatures + 10;
+  using sigs = detail::message_signatures;
+  sigs signatures{*sys};
+  auto check = [&](const std::vector<unsigned char>& body, std::size_t n) {
+    caf::message m;
+    std::string error;
+    REQUIRE(decode(*sys, body, m, error, &signatures));
+    REQUIRE(m.size() == n);
+  };
+  // Kept once a message of it loaded: not a signature whose message failed.
+  auto cut = u64s(*sys, 3);
+  cut.resize(cut.size() - 4);
+  caf::message m;
+  std::string error;
+  CHECK_FALSE(decode(*sys, cut, m, error, &signatures));
+  CHECK(signatures.size() == 0);
+  // Long ones are read every time by CAF's loader, never kept.
+  check(u64s(*sys, sigs::max_elements + 1), sigs::max_elements + 1);
+  CHECK(signatures.size() == 0);
+  // More short ones than the table holds: all read right, the table full.
   for (int round = 0; round < 2; ++round)
-    for (std::size_t n = 1; n <= many; ++n) {
-      caf::message m;
-      std::string error;
-      REQUIRE(decode(*sys, u64s(*sys, n), m, error, &signatures));
-      REQUIRE(m.size() == n);
-      CHECK(m.get_as<std::uint64_t>(n - 1) == n - 1);
+    for (std::size_t n = 1; n <= sigs::max_elements; ++n) {
+      check(u64s(*sys, n), n);
+      check(numbers<std::uint32_t>(*sys, "@u32", n), n);
+      check(numbers<std::uint16_t>(*sys, "@u16", n), n);
     }
-  CHECK(signatures.size() == detail::message_signatures::max_signatures);
+  CHECK(signatures.size() == sigs::max_signatures);
+  check(u64s(*sys, 2), 2);
 }

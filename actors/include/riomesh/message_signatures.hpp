@@ -13,7 +13,9 @@
 //
 // One per actor system (its types), used by one thread at a time: the
 // exchange's, on the I/O thread. Bounded: a peer names the signatures,
-// and past max_signatures new ones are read the slow way.
+// so a signature is kept only once a message of it loaded, only if it is
+// short (max_elements, max_name), and only up to max_signatures; others
+// are read the slow way.
 #pragma once
 
 #include <caf/fwd.hpp>
@@ -26,6 +28,9 @@ namespace riomesh::detail {
 class message_signatures {
  public:
   static constexpr std::size_t max_signatures = 64;
+  // Longer signatures are read by CAF's loader every time: what is kept
+  // stays small (64 of these at most).
+  static constexpr std::size_t max_elements = 32, max_name = 1024;
 
   explicit message_signatures(caf::actor_system& sys);
   ~message_signatures();

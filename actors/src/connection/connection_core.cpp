@@ -566,13 +566,17 @@ void connection_core::say_farewell() {
 }
 
 bool connection_core::report_releases(clock::time_point now) {
+  if (farewell_out_) {  // the peer no longer listens: nothing goes after the farewell
+    if (released_->any.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> guard(released_->lock);
+      released_->any.store(false, std::memory_order_relaxed);
+      released_->ranges.clear();
+    }
+    return false;
+  }
   if (released_->any.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> guard(released_->lock);
     released_->any.store(false, std::memory_order_relaxed);
-    if (farewell_out_) {  // the peer no longer listens
-      released_->ranges.clear();
-      return false;
-    }
     for (const auto& r : released_->ranges) {
       arena_released_ += r.length;
       if (sizing_ && own_.in_current(r.offset))
