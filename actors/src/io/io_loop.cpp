@@ -85,11 +85,17 @@ bool io_loop::send_taken(clock::time_point now) {
     return false;
   // Swapped: a send may take more (a failure's notice to a local handler).
   sending_.swap(taken_by_);
-  for (auto& l : sending_)
-    if (!l->finished() && links_.count(l->wait_fd()))
-      l->on_wake(now);
-  sending_.clear();
+  wake_each(sending_, now);
   return true;
+}
+
+bool io_loop::wake_each(std::vector<std::shared_ptr<link>>& links, clock::time_point now) {
+  bool moved = false;
+  for (auto& l : links)
+    if (!l->finished() && links_.count(l->wait_fd()))
+      moved = l->on_wake(now) || moved;
+  links.clear();
+  return moved;
 }
 
 // Until none finds work (a few passes at most): an actor's reply wakes its
@@ -221,12 +227,8 @@ bool io_loop::serve_rung(clock::time_point now) {
     serving_.swap(rung_);
     rung_waiting_.store(false, std::memory_order_relaxed);
   }
-  bool moved = !serving_.empty();
-  for (auto& l : serving_)
-    if (!l->finished() && links_.count(l->wait_fd()))
-      moved = l->on_wake(now) || moved;
-  serving_.clear();
-  return moved;
+  bool any = !serving_.empty();
+  return wake_each(serving_, now) || any;
 }
 
 // The links whose channel can be looked at without a system call (rdma:

@@ -94,6 +94,9 @@ class io_loop {
   void run();
   bool run_tasks();
   bool serve_rung(clock::time_point now);
+  // on_wake() for each of `links` still driven here; empties it. True if
+  // anything moved.
+  bool wake_each(std::vector<std::shared_ptr<link>>& links, clock::time_point now);
   bool poll_links(clock::time_point now);
   bool run_round_work();
   void finish();

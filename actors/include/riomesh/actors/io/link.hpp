@@ -211,7 +211,7 @@ class link : public std::enable_shared_from_this<link> {
   // queue last drained to half (the sender hears then).
   std::atomic<std::size_t> pending_{0};
   std::size_t backlog_ = 0;
-  bool wake_due_ = false;  // submit() took a message on the I/O thread: rung for
+  bool wake_due_ = false;  // submit() took a message directly; its send is planned
   void set_backlog(std::size_t n);
   std::atomic<bool> refused_{false};
 
