@@ -39,6 +39,10 @@ void io_loop::stop() {
   ring();
   thread_.join();
   links_.clear();
+  // The thread is gone: nothing sends what these links took any more, and
+  // they go now with the others, not when the loop does.
+  taken_by_.clear();
+  sending_.clear();
   std::lock_guard<std::mutex> guard(lock_);
   tasks_.clear();
   rung_.clear();
