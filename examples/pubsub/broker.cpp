@@ -28,6 +28,8 @@ struct broker_state {
   broker_config cfg;
   riomesh::runtime* rt = nullptr;
   std::map<std::string, std::vector<member>> topics;
+  // Per topic, the publishers whose last sample came, with their totals.
+  std::map<std::string, std::map<std::string, std::uint64_t>> ended;
   std::uint64_t posts = 0, deliveries = 0, failures = 0;
   static inline const char* name = "pubsub.broker";
 };
@@ -52,6 +54,8 @@ void drop(broker_ptr self, const caf::actor_addr& who, const std::string& why) {
 caf::result<std::uint64_t> post(broker_ptr self, sample& s) {
   auto& st = self->state;
   ++st.posts;
+  if (s.total > 0 && s.seq + 1 == s.total)
+    st.ended[s.topic][s.publisher] = s.total;
   auto members = st.topics[s.topic];
   if (members.empty())
     return std::uint64_t{0};
@@ -123,6 +127,9 @@ caf::result<std::uint64_t> join(broker_ptr self, const std::string& topic, const
          {"subscribers", std::to_string(members.size())},
          {"delivery", pull_node.empty() ? "push" : "pull"}});
   }
+  // A subscriber back after a loss waits for no stream that has ended.
+  for (const auto& [publisher, total] : self->state.ended[topic])
+    self->send(who, ended_atom::value, topic, publisher, total);
   return std::uint64_t{members.size()};
 }
 

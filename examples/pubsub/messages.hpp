@@ -8,6 +8,10 @@
 // and is offered each sample without its payload, with a use-once grant
 // to read the payload from where the broker's node holds it:
 //   broker     -> subscriber  (offer_atom, sample, grant)       -> seq (an ack)
+// A publisher's last sample, once the broker had it, is also told to each
+// subscriber that subscribes later (a lost subscriber back after it), so
+// that it knows the stream ended and how many samples it missed:
+//   broker     -> subscriber  (ended_atom, topic, publisher, total)
 // Acks make the flow control: a publisher keeps a window of posts open, and
 // the broker answers a post when every subscriber has taken it.
 #pragma once
@@ -30,6 +34,7 @@ using tick_atom = caf::atom_constant<caf::atom("ps_tick")>;
 using retry_atom = caf::atom_constant<caf::atom("ps_retry")>;
 using pace_atom = caf::atom_constant<caf::atom("ps_pace")>;
 using offer_atom = caf::atom_constant<caf::atom("ps_offer")>;
+using ended_atom = caf::atom_constant<caf::atom("ps_ended")>;
 
 // One published message. The payload is a pool buffer: placed into the
 // broker's arena, and from there into each subscriber's, without a copy.

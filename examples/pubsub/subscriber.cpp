@@ -115,6 +115,16 @@ void finish(subscriber_ptr self) {
           });
 }
 
+void end_stream(subscriber_ptr self, stream_position& stream) {
+  auto& st = self->state;
+  stream.done = true;
+  std::size_t done = 0;
+  for (const auto& [name, p] : st.streams)
+    done += p.done ? 1 : 0;
+  if (done == st.cfg.publishers && !st.finished)
+    finish(self);
+}
+
 std::uint64_t take(subscriber_ptr self, const sample& s) {
   auto& st = self->state;
   auto arrived = now_ns();
@@ -148,15 +158,28 @@ std::uint64_t take(subscriber_ptr self, const sample& s) {
   ++st.messages;
   st.bytes += s.payload.size();
   st.latency.add(arrived > s.sent_ns ? arrived - s.sent_ns : 0);
-  if (s.seq + 1 == s.total && !stream.done) {
-    stream.done = true;
-    std::size_t done = 0;
-    for (const auto& [name, p] : st.streams)
-      done += p.done ? 1 : 0;
-    if (done == st.cfg.publishers && !st.finished)
-      finish(self);
-  }
+  if (s.seq + 1 == s.total && !stream.done)
+    end_stream(self, stream);
   return s.seq;
+}
+
+// The broker says a publisher's stream ended (its last sample came
+// before we subscribed): what we did not get of it is a gap.
+void ended(subscriber_ptr self, const std::string& publisher, std::uint64_t total) {
+  auto& st = self->state;
+  auto [pos, first] = st.streams.try_emplace(publisher);
+  auto& stream = pos->second;
+  if (stream.done)
+    return;
+  say(self, "stream_ended", {{"publisher", publisher}, {"total", std::to_string(total)}});
+  if (!first && total > stream.last + 1) {
+    st.gaps += total - stream.last - 1;
+    say(self, "gap",
+        {{"publisher", publisher},
+         {"expected", std::to_string(stream.last + 1)},
+         {"ended_at", std::to_string(total)}});
+  }
+  end_stream(self, stream);
 }
 
 caf::behavior subscriber(subscriber_ptr self, riomesh::runtime* rt, subscriber_config cfg) {
@@ -175,6 +198,10 @@ caf::behavior subscriber(subscriber_ptr self, riomesh::runtime* rt, subscriber_c
   self->delayed_send(self, self->state.cfg.report_interval, tick_atom::value);
   return {
       [=](deliver_atom, const sample& s) { return take(self, s); },
+      [=](ended_atom, const std::string& topic, const std::string& publisher, std::uint64_t total) {
+        if (topic == self->state.cfg.topic)
+          ended(self, publisher, total);
+      },
       [=](offer_atom, sample& offer, const riomesh::grant& g) -> caf::result<std::uint64_t> {
         auto& st = self->state;
         auto into = st.rt->allocate(g.length);

@@ -97,6 +97,27 @@ TEST_CASE("verdict: gaps after a reported broker loss pass with gaps_after_loss,
   CHECK(corrupt.problems({}, true) == std::vector<std::string>{"sub-1: bad=3"});
 }
 
+TEST_CASE("verdict: a subscriber started again after its streams ended may receive nothing") {
+  auto told = three();
+  feed(told, "pubsub publisher pub-1: done messages=10");
+  told.restarted("sub-node-1");
+  feed(told, "pubsub subscriber sub-1: stream_ended publisher=pub-1 total=10");
+  feed(told, "pubsub subscriber sub-1: summary messages=0 gaps=0 bad=0");
+  CHECK(told.problems().empty());
+
+  // Not restarted, or not told: nothing received still fails.
+  auto never_restarted = three();
+  feed(never_restarted, "pubsub publisher pub-1: done messages=10");
+  feed(never_restarted, "pubsub subscriber sub-1: stream_ended publisher=pub-1 total=10");
+  feed(never_restarted, "pubsub subscriber sub-1: summary messages=0 gaps=0 bad=0");
+  CHECK(never_restarted.problems() == std::vector<std::string>{"sub-1: received nothing"});
+  auto not_told = three();
+  feed(not_told, "pubsub publisher pub-1: done messages=10");
+  not_told.restarted("sub-node-1");
+  feed(not_told, "pubsub subscriber sub-1: summary messages=0 gaps=0 bad=0");
+  CHECK(not_told.problems() == std::vector<std::string>{"sub-1: received nothing"});
+}
+
 TEST_CASE("verdict: an expected event must have been reported, and a restart clears results") {
   auto b = three();
   feed(b, good_summary);

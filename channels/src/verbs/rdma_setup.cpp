@@ -38,13 +38,13 @@ std::uint8_t rdma_params::ack_timeout_for(std::chrono::nanoseconds peer_timeout)
   if (peer_timeout.count() <= 0)
     return 0;
   // 4.096 us << n, the device's wait before it resends what was not
-  // acknowledged. At most 67 ms (n = 14), whatever the peer timeout:
-  // soft-RoCE under packet loss held queue pairs silent for longer than
-  // any peer timeout the longer it waited (the two-host loss cases lost
-  // sessions in 5 of 7 runs at 1.07 s, 2 of 8 at 268 ms, 1 of 16 at
-  // 537 ms and none of 12 at 67 ms; docs/reliability.md). Shorter where
-  // eight tries would not fit in the peer timeout, but not below 16 ms,
-  // where a busy soft-RoCE would resend what is on its way.
+  // acknowledged. At most 67 ms (n = 14), whatever the peer timeout: on a
+  // lossy link every lost tail costs this wait, and soft-RoCE stalled a
+  // queue pair past the peer timeout more often the longer it was (the
+  // two-host loss cases ran in about half the time at 67 ms as at 537 ms,
+  // and lost a session in 5 of 7 runs at 1.07 s; docs/reliability.md).
+  // Shorter where eight tries would not fit in the peer timeout, but not
+  // below 16 ms, where a busy soft-RoCE would resend what is on its way.
   constexpr std::uint8_t lowest = 12, longest = 14;
   constexpr std::int64_t unit_ns = 4096, tries = 8;
   std::uint8_t n = lowest;
