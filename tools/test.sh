@@ -44,7 +44,7 @@ if ((rc != 0)); then
       lines[n++ % keep] = $0
       if (m < 20 && /FAIL|ERROR|[Ee]rror|[Aa]ssert|[Ss]anitizer|[Tt]imed? ?out/) said[m++] = $0
     }
-    /^Test Failed\.$/ {
+    /^Test Failed\.$/ || /^Test Fail Reason:$/ {
       print "---- " name
       if (m > 0) print "(its first lines that say what failed, then its last lines)"
       for (i = 0; i < m; ++i) print said[i]

@@ -13,6 +13,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include <algorithm>
 #include <map>
 
 namespace pubsub {
@@ -179,6 +180,9 @@ void ended(subscriber_ptr self, const std::string& publisher, std::uint64_t tota
          {"expected", std::to_string(stream.last + 1)},
          {"ended_at", std::to_string(total)}});
   }
+  // What still comes of it (a post sent again, an offer on its way) is
+  // taken as a duplicate, not counted twice.
+  stream.last = std::max(stream.last, total - 1);
   end_stream(self, stream);
 }
 

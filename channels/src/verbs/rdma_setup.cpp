@@ -39,10 +39,10 @@ std::uint8_t rdma_params::ack_timeout_for(std::chrono::nanoseconds peer_timeout)
     return 0;
   // 4.096 us << n, the device's wait before it resends what was not
   // acknowledged. At most 67 ms (n = 14), whatever the peer timeout: on a
-  // lossy link every lost tail costs this wait, and soft-RoCE stalled a
-  // queue pair past the peer timeout more often the longer it was (the
-  // two-host loss cases ran in about half the time at 67 ms as at 537 ms,
-  // and lost a session in 5 of 7 runs at 1.07 s; docs/reliability.md).
+  // lossy link every lost tail costs this wait (the two-host loss cases
+  // ran in about half the time at 67 ms as at 537 ms), and at 2.1 s, what
+  // a 20 s peer timeout gave before, soft-RoCE lost a session in 5 of 7
+  // runs (docs/reliability.md).
   // Shorter where eight tries would not fit in the peer timeout, but not
   // below 16 ms, where a busy soft-RoCE would resend what is on its way.
   constexpr std::uint8_t lowest = 12, longest = 14;

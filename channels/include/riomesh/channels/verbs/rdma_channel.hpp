@@ -50,8 +50,9 @@ struct rdma_params {
 
   static rdma_params from(const config::channel_settings& c);
   // The queue pair's local ACK timeout, as the exponent the device takes
-  // (4.096 us << n): the one that lets the device's eight tries at a lost packet
-  // (the first and seven retries) fit in `peer_timeout`. rdma_cm's own
+  // (4.096 us << n): at most 14 (67 ms), and lower only where the device's
+  // eight tries at a lost packet (the first and seven retries) would not
+  // fit in `peer_timeout` (rdma_setup.cpp says why). rdma_cm's own
   // choice on RoCE was seen at 2.1 s (exponent 19): one lost
   // acknowledgement then stalls a connection for 2 s, two in a row outlive
   // a 5 s peer timeout on a link that merely drops 1%. 0 (rdma_cm's
