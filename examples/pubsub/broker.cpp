@@ -128,8 +128,9 @@ caf::result<std::uint64_t> join(broker_ptr self, const std::string& topic, const
          {"delivery", pull_node.empty() ? "push" : "pull"}});
   }
   // A subscriber back after a loss waits for no stream that has ended.
-  for (const auto& [publisher, total] : self->state.ended[topic])
-    self->send(who, ended_atom::value, topic, publisher, total);
+  if (auto it = self->state.ended.find(topic); it != self->state.ended.end())
+    for (const auto& [publisher, total] : it->second)
+      self->send(who, ended_atom::value, topic, publisher, total);
   return std::uint64_t{members.size()};
 }
 
