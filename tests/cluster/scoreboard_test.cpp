@@ -149,3 +149,14 @@ TEST_CASE("verdict: what actors report while the launcher stops them all counts 
   b.print_table(table);
   CHECK(table.str().find("sub-1: broker_lost (while stopping)") != std::string::npos);
 }
+
+TEST_CASE("the run's clock starts when a publisher says it is sending, not at a subscriber's") {
+  auto b = three();
+  CHECK_FALSE(b.sending());
+  feed(b, "pubsub subscriber sub-1: sending subscribers=1");
+  CHECK_FALSE(b.sending());
+  feed(b, "pubsub publisher pub-1: sending subscribers=1");
+  CHECK(b.sending());
+  b.restarted("pub-node");
+  CHECK(b.sending());  // the clock does not start over with a restarted publisher
+}

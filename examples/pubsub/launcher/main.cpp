@@ -340,10 +340,12 @@ int run(const options& o) {
       victim = n.get();
   if (!o.kill_node.empty() && !victim)
     throw std::invalid_argument("--kill: no node named '" + o.kill_node + "'");
-  while (!r.board.finished()) {
+  // A kill asked for always happens: a run that ended before it did would
+  // pass without testing what it was asked to.
+  while (!r.board.finished() || (victim && killed_at < 0)) {
     wait_output(r, 100);
     drain_output(r);
-    if (sending_at < 0 && r.board.progress(0).find("acked") != std::string::npos)
+    if (sending_at < 0 && r.board.sending())
       sending_at = seconds();
     if (victim && sending_at >= 0 && killed_at < 0 && seconds() - sending_at >= o.kill_at) {
       std::cout << "pubsub-cluster: kill -9 " << victim->name() << "\n";

@@ -72,6 +72,13 @@ bool scoreboard::finished() const {
   return true;
 }
 
+bool scoreboard::sending() const {
+  return std::any_of(actors_.begin(), actors_.end(), [](const actor_entry& a) {
+    return a.role == "publisher" &&
+           std::find(a.seen.begin(), a.seen.end(), "sending") != a.seen.end();
+  });
+}
+
 std::string scoreboard::progress(double seconds) const {
   char head[32];
   std::snprintf(head, sizeof head, "[%6.1fs]", seconds);

@@ -40,6 +40,9 @@ class scoreboard {
   // no longer count for or against an expectation.
   void stopping() { stopping_ = true; }
   bool finished() const;  // every publisher done, every subscriber summarized
+  // A publisher said it started sending: the clock of --kill and --cut. Its
+  // progress lines come once per report interval, too late for a short run.
+  bool sending() const;
   std::string progress(double seconds) const;
   void print_table(std::ostream& out) const;
   // Empty when every subscriber got everything intact, each expected
