@@ -241,12 +241,10 @@ namespace {
 // What a message through a proxy does when the connection drops it: its
 // sender hears (a request: its error response). The peer's name comes
 // from the proxy, not a copy of it in every message's callback.
-std::function<void(send_failure, const std::string&)> undelivered(std::weak_ptr<exchange::impl> me,
-                                                                  std::uint64_t wait,
-                                                                  caf::strong_actor_ptr sender,
-                                                                  caf::message_id mid,
-                                                                  caf::strong_actor_ptr proxy) {
-  return [me = std::move(me), wait, sender = std::move(sender), mid, proxy = std::move(proxy)](
+failure_callback undelivered(std::weak_ptr<exchange::impl> me, std::uint64_t wait,
+                             caf::strong_actor_ptr sender, caf::message_id mid,
+                             caf::strong_actor_ptr proxy) {
+  auto tell = [me = std::move(me), wait, sender = std::move(sender), mid, proxy = std::move(proxy)](
              send_failure f, const std::string& why) {
     auto x = me.lock();
     if (!x || !proxy)
@@ -254,6 +252,9 @@ std::function<void(send_failure, const std::string&)> undelivered(std::weak_ptr<
     const auto& peer = static_cast<remote_proxy*>(proxy->get())->peer();
     x->undeliverable(peer, wait, sender, mid, proxy, make_error(errc_of(f), why));
   };
+  static_assert(failure_callback::stored_inline<decltype(tell)>,
+                "a message through a proxy would allocate for its failure callback");
+  return tell;
 }
 
 }  // namespace

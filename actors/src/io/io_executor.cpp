@@ -1,7 +1,6 @@
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/io/turn_ended.hpp>
 
-#include <caf/abstract_actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/resumable.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
@@ -10,11 +9,6 @@
 
 namespace riomesh::actors {
 namespace {
-
-std::uint64_t id_of(caf::resumable* job) {
-  auto* a = dynamic_cast<caf::abstract_actor*>(job);
-  return a ? a->id() : 0;
-}
 
 // Bounds the table of heavy actors: expired exiles go first, and if the
 // rest still fill it, it starts over (its actors are found out again).
@@ -37,18 +31,15 @@ void io_executor::to_workers(caf::resumable* job) {
 bool io_executor::is_heavy(caf::resumable* job, clock::time_point now) {
   if (heavy_.empty())
     return false;
-  auto it = heavy_.find(id_of(job));
+  auto it = heavy_.find(job);
   return it != heavy_.end() && it->second.until > now;
 }
 
 void io_executor::judge(caf::resumable* job, clock::duration took, clock::time_point now) {
-  // A light turn with nobody under watch, the common case, costs no
-  // lookup of the actor's id (a dynamic_cast).
   if (took <= limits_.heavy && heavy_.empty())
     return;
-  auto id = id_of(job);
   if (took <= limits_.heavy) {
-    auto it = heavy_.find(id);
+    auto it = heavy_.find(job);
     if (it == heavy_.end())
       return;
     it->second.strikes = 0;
@@ -63,7 +54,7 @@ void io_executor::judge(caf::resumable* job, clock::duration took, clock::time_p
     if (heavy_.size() >= max_heavy)
       heavy_.clear();
   }
-  auto& r = heavy_[id];
+  auto& r = heavy_[job];
   if (++r.strikes >= 2) {
     r.strikes = 0;
     bool again = r.exile != clock::duration::zero() && now - r.until <= limits_.heavy_for;

@@ -89,13 +89,17 @@ io_result tcp_protocol::send_copy(const void* data, std::size_t length) {
       f.kind = frame_kind::data;
       queue(f);
       tail = &out_.back();
-      // Joined sends grow it to a frame: room for one at once, not a copy
-      // of what it held each time it doubles.
-      if (spare_.capacity() >= coalesced_frame) {
+      // The spare frame's storage (the largest written one kept), else a
+      // small one that joined sends double. Not a whole coalesced_frame
+      // each: where frames go between IOWRITEs, a 100-byte envelope each,
+      // 64 KiB apiece freed as they were written made glibc give the top
+      // of its heap back (madvise) and fault it in again, zeroed, for the
+      // next (1 MiB one-way: 10 faults a message).
+      if (spare_.capacity() >= std::min(length - accepted, coalesced_frame)) {
         tail->owned.swap(spare_);
         spare_used_ = true;
       } else {
-        tail->owned.reserve(coalesced_frame);
+        tail->owned.reserve(std::min(coalesced_frame, std::max(length - accepted, first_frame)));
       }
     }
     std::size_t n = std::min({length - accepted, room, coalesced_frame - tail->owned.size()});
@@ -397,8 +401,7 @@ void tcp_protocol::on_written(std::size_t n) {
     if (o.header_done < header_size || o.payload_done < o.payload_length)
       break;
     owned_bytes_ -= std::min(owned_bytes_, o.owned.size());
-    if (o.kind == frame_kind::data && o.owned.capacity() >= coalesced_frame &&
-        spare_.capacity() == 0) {
+    if (o.kind == frame_kind::data && o.owned.capacity() > spare_.capacity()) {
       o.owned.clear();
       spare_.swap(o.owned);
     }

@@ -16,6 +16,7 @@
 #include <riomesh/actors/connection/direct_fetch.hpp>
 #include <riomesh/actors/connection/fetch_order.hpp>
 #include <riomesh/actors/connection/inbound_message.hpp>
+#include <riomesh/actors/connection/send_failure.hpp>
 #include <riomesh/actors/connection/send_queue.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/actors/placement/arena_sizing.hpp>
@@ -49,16 +50,6 @@ struct direct_write {
   buffer data;
 };
 
-// Why a message queued for a peer did not go out.
-enum class send_failure {
-  not_mapped,  // a direct write or fetch found no map at the peer
-  past_map,    // a fetch that runs past the end of the peer's map
-  misfit,      // a fetch the fabric cannot do there (a word not aligned, no reads)
-  too_large,   // beyond what the peer accepts (its session terms)
-  node_lost,   // the connection ended first
-  stopped,     // this node is stopping
-};
-
 struct outbound_message {
   envelope env;  // kind, sender, receiver, request id, body; buffers are filled in
   std::vector<buffer> placed;
@@ -68,7 +59,7 @@ struct outbound_message {
   bool has_envelope = true;  // false: writes only
   // Called (on the I/O thread) if the message is dropped after being
   // queued, with why and a text for the sender.
-  std::function<void(send_failure, const std::string&)> on_failure;
+  failure_callback on_failure;
 };
 
 class connection_core {

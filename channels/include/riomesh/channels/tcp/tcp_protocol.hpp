@@ -70,6 +70,7 @@ class tcp_protocol {
   // same bounds as send().
   io_result send_copy(const void* data, std::size_t length);
   static constexpr std::size_t coalesced_frame = 64 * 1024;
+  static constexpr std::size_t first_frame = 4 * 1024;  // a new frame's storage, at least
   io_result recv(void* out, std::size_t length);
   std::pair<const unsigned char*, std::size_t> peek() const;
   void consume(std::size_t n);
