@@ -1,6 +1,8 @@
 // The pub/sub actor types and what each is told by its node file.
 #pragma once
 
+#include "topic_table.hpp"
+
 #include <riomesh/runtime.hpp>
 
 #include <caf/fwd.hpp>
@@ -14,6 +16,7 @@ namespace pubsub {
 struct broker_config {
   std::string name;
   std::chrono::nanoseconds report_interval = std::chrono::seconds(1);
+  topic_limits limits;
 };
 
 // Where the broker is: an actor published as `actor` on node `node`.

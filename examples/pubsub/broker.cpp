@@ -7,6 +7,7 @@
 #include "broker_lookup.hpp"
 #include "messages.hpp"
 #include "report.hpp"
+#include "topic_table.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
@@ -27,10 +28,8 @@ struct member {
 struct broker_state {
   broker_config cfg;
   riomesh::runtime* rt = nullptr;
-  std::map<std::string, std::vector<member>> topics;
-  // Per topic, the publishers whose last sample came, with their totals.
-  std::map<std::string, std::map<std::string, std::uint64_t>> ended;
-  std::uint64_t posts = 0, deliveries = 0, failures = 0;
+  topic_table<member> topics{topic_limits{}};
+  std::uint64_t posts = 0, deliveries = 0, failures = 0, refused = 0;
   static inline const char* name = "pubsub.broker";
 };
 
@@ -41,22 +40,19 @@ void say(broker_ptr self, const std::string& event, const fields& values = {}) {
 }
 
 void drop(broker_ptr self, const caf::actor_addr& who, const std::string& why) {
-  for (auto& [topic, members] : self->state.topics)
-    for (auto it = members.begin(); it != members.end();)
-      if (it->who.address() == who) {
-        say(self, "subscriber_left", {{"name", it->name}, {"topic", topic}, {"reason", why}});
-        it = members.erase(it);
-      } else {
-        ++it;
-      }
+  self->state.topics.drop(
+      [&](const member& m) { return m.who.address() == who; },
+      [&](const std::string& topic, const member& m) {
+        say(self, "subscriber_left", {{"name", m.name}, {"topic", topic}, {"reason", why}});
+      });
 }
 
 caf::result<std::uint64_t> post(broker_ptr self, sample& s) {
   auto& st = self->state;
   ++st.posts;
   if (s.total > 0 && s.seq + 1 == s.total)
-    st.ended[s.topic][s.publisher] = s.total;
-  auto members = st.topics[s.topic];
+    st.topics.ended(s.topic, s.publisher, s.total);
+  auto members = st.topics.members(s.topic);
   if (members.empty())
     return std::uint64_t{0};
   struct fan_out {
@@ -111,30 +107,46 @@ caf::result<std::uint64_t> post(broker_ptr self, sample& s) {
 
 caf::result<std::uint64_t> join(broker_ptr self, const std::string& topic, const std::string& name,
                                 const std::string& pull_node) {
+  auto& st = self->state;
   auto who = caf::actor_cast<caf::actor>(self->current_sender());
   if (!who)
     return caf::sec::invalid_argument;
-  auto& members = self->state.topics[topic];
-  bool known = false;
-  for (const auto& m : members)
-    known = known || m.who == who;
-  if (!known) {
-    members.push_back({who, name, pull_node});
-    self->monitor(who);
-    say(self, "subscriber_joined",
-        {{"name", name},
-         {"topic", topic},
-         {"subscribers", std::to_string(members.size())},
-         {"delivery", pull_node.empty() ? "push" : "pull"}});
+  auto refuse = [&](const std::string& why) -> caf::result<std::uint64_t> {
+    // Refused subscribers try again: said at the 1st, 2nd, 4th, ... refusal.
+    auto n = ++st.refused;
+    if ((n & (n - 1)) == 0)
+      say(self, "subscribe_refused",
+          {{"name", name}, {"topic", topic}, {"refusals", std::to_string(n)}, {"reason", why}});
+    return caf::make_error(caf::sec::invalid_argument,
+                           "broker " + st.cfg.name + ": subscription of '" + name + "' to topic '" +
+                               topic + "' refused: " + why);
+  };
+  switch (st.topics.join(topic, {who, name, pull_node})) {
+    case topic_table<member>::joined::no_topic_room:
+      return refuse("the broker holds max_topics=" + std::to_string(st.topics.limits().topics) +
+                    " topics");
+    case topic_table<member>::joined::no_subscriber_room:
+      return refuse("the topic has max_subscribers=" +
+                    std::to_string(st.topics.limits().subscribers) + " subscribers");
+    case topic_table<member>::joined::added:
+      self->monitor(who);
+      say(self, "subscriber_joined",
+          {{"name", name},
+           {"topic", topic},
+           {"subscribers", std::to_string(st.topics.count(topic))},
+           {"delivery", pull_node.empty() ? "push" : "pull"}});
+      break;
+    case topic_table<member>::joined::known:
+      break;
   }
   // A subscriber back after a loss waits for no stream that has ended.
-  if (auto it = self->state.ended.find(topic); it != self->state.ended.end())
-    for (const auto& [publisher, total] : it->second)
-      self->send(who, ended_atom::value, topic, publisher, total);
-  return std::uint64_t{members.size()};
+  for (const auto& e : st.topics.ended_on(topic))
+    self->send(who, ended_atom::value, topic, e.publisher, e.total);
+  return std::uint64_t{st.topics.count(topic)};
 }
 
 caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
+  self->state.topics = topic_table<member>{cfg.limits};
   self->state.cfg = std::move(cfg);
   self->state.rt = rt;
   self->set_down_handler([=](caf::down_msg& d) {
@@ -150,7 +162,7 @@ caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
         return join(self, topic, name, node);
       },
       [=](subscribers_atom, const std::string& topic) {
-        return std::uint64_t{self->state.topics[topic].size()};
+        return std::uint64_t{self->state.topics.count(topic)};
       },
       [=](post_atom, sample& s) { return post(self, s); },
       [=](tick_atom) {
@@ -165,6 +177,8 @@ caf::behavior broker(broker_ptr self, riomesh::runtime* rt, broker_config cfg) {
                       {{"posts", std::to_string(st.posts)},
                        {"deliveries", std::to_string(st.deliveries)},
                        {"failures", std::to_string(st.failures)},
+                       {"refused", std::to_string(st.refused)},
+                       {"topics", std::to_string(st.topics.topics())},
                        {"copied_in", std::to_string(r.value("node.payload_copied_in"))},
                        {"copied_out", std::to_string(r.value("node.payload_copied_out"))},
                        {"placed_out", std::to_string(r.value("node.bytes_placed_out"))},

@@ -6,13 +6,39 @@
 #include <sstream>
 
 namespace pubsub {
+namespace {
+
+// Names, topics and reasons come from peers: a line break in one would
+// start a report line of the peer's making (a forged summary for the
+// launcher to count). Control bytes and the backslash go as \xNN.
+std::string escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f || c == '\\') {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string report_line(const std::string& role, const std::string& name, const std::string& event,
+                        const fields& values) {
+  std::string line = "pubsub " + role + " " + escaped(name) + ": " + event;
+  for (const auto& [key, value] : values)
+    line += " " + key + "=" + escaped(value);
+  return line + "\n";
+}
 
 void report(const std::string& role, const std::string& name, const std::string& event,
             const fields& values) {
-  std::string line = "pubsub " + role + " " + name + ": " + event;
-  for (const auto& [key, value] : values)
-    line += " " + key + "=" + value;
-  line += "\n";
+  auto line = report_line(role, name, event, values);
   // Actors of one node share stdout: whole lines only.
   static std::mutex lock;
   std::lock_guard<std::mutex> guard(lock);

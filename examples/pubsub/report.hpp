@@ -15,6 +15,11 @@ using fields = std::vector<std::pair<std::string, std::string>>;
 
 void report(const std::string& role, const std::string& name, const std::string& event,
             const fields& values = {});
+// The line report() writes, with its newline. A name or value (which may
+// come from a peer) has its control bytes and backslashes as \xNN, so
+// that it cannot end the line and start one of its own.
+std::string report_line(const std::string& role, const std::string& name, const std::string& event,
+                        const fields& values);
 
 std::uint64_t now_ns();  // system clock: comparable across the processes of one host
 std::string fixed(double value, int decimals = 1);

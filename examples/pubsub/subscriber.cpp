@@ -31,6 +31,7 @@ struct subscriber_state {
   riomesh::runtime* rt = nullptr;
   caf::actor broker;
   bool lost_once = false, finished = false;
+  std::string refused;  // why the broker last refused us, said once
   std::map<std::string, stream_position> streams;
   std::uint64_t messages = 0, bytes = 0, gaps = 0, duplicates = 0, bad = 0;
   std::uint64_t last_messages = 0;
@@ -67,8 +68,18 @@ void subscribe(subscriber_ptr self) {
         say(self, "subscribed",
             {{"topic", self->state.cfg.topic}, {"subscribers", std::to_string(n)}});
       },
-      [=](caf::error&) {
-        if (self->state.broker == broker)
+      [=](caf::error& e) {
+        auto& st = self->state;
+        // A refusal (a bound of the broker's) is said once, then tried
+        // again: room may come free.
+        if (e.category() == caf::atom("system") &&
+            e.code() == static_cast<std::uint8_t>(caf::sec::invalid_argument)) {
+          auto why = self->system().render(e);
+          if (why != st.refused)
+            say(self, "subscribe_refused", {{"reason", why}});
+          st.refused = why;
+        }
+        if (st.broker == broker)
           self->delayed_send(self, std::chrono::milliseconds(250), retry_atom::value);
       });
 }

@@ -35,6 +35,10 @@ void add_types(riomesh::actor_registry& registry) {
                  broker_config c;
                  c.name = p.name();
                  c.report_interval = p.time("report_interval", c.report_interval);
+                 c.limits.topics = p.count("max_topics", c.limits.topics, 1, 1'000'000);
+                 c.limits.subscribers =
+                     p.count("max_subscribers", c.limits.subscribers, 1, 1'000'000);
+                 c.limits.ended = p.count("max_ended_streams", c.limits.ended, 0, 10'000'000);
                  return [c](riomesh::runtime& rt) { return spawn_broker(rt, c); };
                });
   registry.add("pubsub.publisher", "sends `messages` samples of `size` bytes to a topic",
