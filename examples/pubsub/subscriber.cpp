@@ -184,11 +184,15 @@ void ended(subscriber_ptr self, const std::string& publisher, std::uint64_t tota
   if (stream.done)
     return;
   say(self, "stream_ended", {{"publisher", publisher}, {"total", std::to_string(total)}});
-  if (!first && total > stream.last + 1) {
-    st.gaps += total - stream.last - 1;
+  // Nothing of the stream came: a fresh process has no gaps to count (it
+  // was not there), one that lost its broker before the first sample
+  // missed all of it.
+  auto expected = first ? 0 : stream.last + 1;
+  if ((!first || st.lost_once) && total > expected) {
+    st.gaps += total - expected;
     say(self, "gap",
         {{"publisher", publisher},
-         {"expected", std::to_string(stream.last + 1)},
+         {"expected", std::to_string(expected)},
          {"ended_at", std::to_string(total)}});
   }
   // What still comes of it (a post sent again, an offer on its way) is
