@@ -62,8 +62,10 @@ void exchange::set_directory(directory_events directory) {
 void exchange::run_actors_on(io_loop& loop, const io_executor_limits& limits) {
   impl_->executor = std::make_unique<io_executor>(impl_->sys, loop.thread_id(), limits);
   impl_->loop = &loop;
-  impl_->executor->after_turn(
-      [&loop](io_executor::clock::time_point end) { return loop.send_taken(end); });
+  impl_->executor->after_turn([&loop](io_executor::clock::time_point end) {
+    auto bytes = loop.take_turn_bytes();
+    return io_executor::turn_output{loop.send_taken(end), bytes};
+  });
   loop.after_each_round([run = impl_->executor.get()] { return run->run(); });
 }
 
@@ -245,7 +247,7 @@ failure_callback undelivered(std::weak_ptr<exchange::impl> me, std::uint64_t wai
                              caf::strong_actor_ptr sender, caf::message_id mid,
                              caf::strong_actor_ptr proxy) {
   auto tell = [me = std::move(me), wait, sender = std::move(sender), mid, proxy = std::move(proxy)](
-             send_failure f, const std::string& why) {
+                  send_failure f, const std::string& why) {
     auto x = me.lock();
     if (!x || !proxy)
       return;

@@ -77,12 +77,15 @@ bool io_executor::run() {
   running_.swap(waiting_);
   auto start = clock::now();
   for (auto* job : running_) {
-    auto res = job->resume(this, limits_.throughput);
+    auto res = job->resume(this, throughput_);
     auto end = clock::now();
     ++turns_;
     judge(job, end - start, end);
+    auto out = after_turn_ ? after_turn_(end) : turn_output{};
+    throughput_ =
+        out.bytes >= limits_.large_output ? limits_.throughput_after_large : limits_.throughput;
     // The next turn starts here, unless sending what this one sent took time.
-    start = after_turn_ && after_turn_(end) ? clock::now() : end;
+    start = out.sent ? clock::now() : end;
     // Still busy: another turn after the links had theirs.
     if (wants_another_turn(job, res))
       waiting_.push_back(job);

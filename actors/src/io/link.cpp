@@ -63,6 +63,10 @@ link::submitted link::submit(outbound_message&& m) {
   // order waits in the actor's mailbox (pending_ counts those beyond the
   // backlog: a sender's own earlier ones would show), so nothing overtakes.
   if (loop_.on_io_thread() && pending_.load(std::memory_order_relaxed) == backlog_) {
+    std::size_t bytes = m.env.body.size();
+    for (const auto& b : m.placed)
+      bytes += b.size();
+    loop_.took_bytes(bytes);
     pending_.fetch_add(1, std::memory_order_relaxed);
     take(std::move(m));
     took(1);

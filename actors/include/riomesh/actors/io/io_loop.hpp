@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace riomesh::actors {
@@ -78,6 +79,9 @@ class io_loop {
   // (link::submit); it sends once that handler's turn ended (send_taken),
   // with whatever else the turn sent it.
   void send_after_turn(std::shared_ptr<link> l) { taken_by_.push_back(std::move(l)); }
+  // What the messages links took so carried, since last asked.
+  void took_bytes(std::size_t n) { turn_bytes_ += n; }
+  std::size_t take_turn_bytes() { return std::exchange(turn_bytes_, 0); }
   // Sends what handlers' turns gave links; true if there was any.
   bool send_taken(clock::time_point now);
 
@@ -125,6 +129,7 @@ class io_loop {
   std::vector<std::function<void()>> tasks_;
   std::vector<std::shared_ptr<link>> rung_;
   std::vector<std::shared_ptr<link>> taken_by_, sending_;  // the thread's own
+  std::size_t turn_bytes_ = 0;
   // The thread's own: rung_'s links being served. Swapped with rung_, so
   // both keep their storage and a ring allocates nothing.
   std::vector<std::shared_ptr<link>> serving_;
