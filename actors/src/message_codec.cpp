@@ -162,7 +162,11 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
     out.opaque.clear();
     return false;
   }
-  out.body.assign(bytes.begin(), bytes.end());
+  // Through pointers of the body's own type: from vector<char> iterators,
+  // assign() converted byte by byte (a 4 KiB body: 10% of a one-way
+  // stream's CPU under perf), not one memcpy.
+  auto* first = reinterpret_cast<const unsigned char*>(bytes.data());
+  out.body.assign(first, first + bytes.size());
   out.copied = ctx.copied;
   return true;
 }
