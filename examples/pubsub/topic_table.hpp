@@ -40,6 +40,8 @@ class topic_table {
     if (it == topics_.end()) {
       if (topics_.size() >= limits_.topics)
         return joined::no_topic_room;
+      if (limits_.subscribers == 0)
+        return joined::no_subscriber_room;  // and no empty topic left behind
       it = topics_.emplace(topic, std::vector<Member>{}).first;
     }
     auto& members = it->second;

@@ -40,6 +40,10 @@ TEST_CASE("broker tables: joins past max_topics or max_subscribers are refused, 
   // A post to a topic nobody subscribed to makes no entry.
   CHECK(t.members("d").empty());
   CHECK(t.topics() == 2);
+  // No room for anyone: no topic is made for the refused.
+  table none{topic_limits{2, 0, 8}};
+  CHECK(none.join("a", {1, "s1"}) == table::joined::no_subscriber_room);
+  CHECK(none.topics() == 0);
 }
 
 TEST_CASE("broker tables: a subscriber dropped leaves every topic, an empty topic frees its room") {

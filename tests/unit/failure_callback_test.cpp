@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -40,6 +41,13 @@ struct large_call {
 
 }  // namespace
 
+TEST_CASE("failure callback: a null function pointer or an empty function makes an empty one") {
+  void (*none)(send_failure, const std::string&) = nullptr;
+  CHECK_FALSE(failure_callback{none});
+  CHECK_FALSE(failure_callback{std::function<void(send_failure, const std::string&)>{}});
+  CHECK(failure_callback{[](send_failure, const std::string&) {}});
+}
+
 TEST_CASE("failure callback: a proxy's 48 bytes stay inline, larger ones go to the heap") {
   struct proxy_sized {
     std::weak_ptr<int> me;
@@ -69,7 +77,8 @@ TEST_CASE("failure callback: empty, called, copied, moved, reset, its captures f
       REQUIRE(cb);
       CHECK(*live == 1);
       cb(send_failure::node_lost, "gone");
-      CHECK(seen == (large ? "large:gone" : std::to_string(int(send_failure::node_lost)) + ":gone"));
+      CHECK(seen ==
+            (large ? "large:gone" : std::to_string(int(send_failure::node_lost)) + ":gone"));
 
       failure_callback copy = cb;
       CHECK(*live == 2);
@@ -88,7 +97,9 @@ TEST_CASE("failure callback: empty, called, copied, moved, reset, its captures f
       copy = nullptr;
       CHECK_FALSE(copy);
       CHECK(*live == 1);
-      empty = empty;  // self-assignment keeps it
+      auto& same = empty;
+      empty = same;  // self-assignment, copy and move, keeps it
+      empty = std::move(same);
       CHECK(empty);
       CHECK(*live == 1);
     }

@@ -329,20 +329,29 @@ int run(const options& o) {
   }
   std::cout << "pubsub-cluster: " << r.nodes.size() << " nodes here, run folder " << cluster.run_dir
             << (fabric ? ", one network namespace each" : "") << "\n";
-  for (auto& n : r.nodes)
-    n->start();
-  auto start = clock_type::now();
-  auto seconds = [&] { return std::chrono::duration<double>(clock_type::now() - start).count(); };
-  double sending_at = -1, killed_at = -1, last_progress = 0;
   node_process* victim = nullptr;
   for (auto& n : r.nodes)
     if (n->name() == o.kill_node)
       victim = n.get();
   if (!o.kill_node.empty() && !victim)
     throw std::invalid_argument("--kill: no node named '" + o.kill_node + "'");
-  // A kill asked for always happens: a run that ended before it did would
-  // pass without testing what it was asked to.
-  while (!r.board.finished() || (victim && killed_at < 0)) {
+  // The kill's clock starts when a publisher here says it is sending.
+  bool publisher_here = false;
+  for (const auto& p : plans)
+    if (o.only.empty() || o.only.count(p.name))
+      for (const auto& [actor, role] : p.actors)
+        publisher_here = publisher_here || role == "publisher";
+  if (victim && !publisher_here)
+    throw std::invalid_argument(
+        "--kill: none of the nodes run here has a publisher, whose sending starts its clock");
+  for (auto& n : r.nodes)
+    n->start();
+  auto start = clock_type::now();
+  auto seconds = [&] { return std::chrono::duration<double>(clock_type::now() - start).count(); };
+  double sending_at = -1, killed_at = -1, last_progress = 0;
+  // A kill asked for always happens, and the node starts again: a run that
+  // ended before either would pass without testing what it was asked to.
+  while (!r.board.finished() || (victim && (killed_at < 0 || victim->restarts == 0))) {
     wait_output(r, 100);
     drain_output(r);
     if (sending_at < 0 && r.board.sending())

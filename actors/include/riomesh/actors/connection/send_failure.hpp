@@ -28,7 +28,7 @@ enum class send_failure {
 
 class failure_callback {
  public:
-  static constexpr std::size_t capacity = 56;  // with the table pointer: one cache line
+  static constexpr std::size_t capacity = 56;  // with the table pointer: 64 bytes
 
   failure_callback() noexcept = default;
   failure_callback(std::nullptr_t) noexcept {}
@@ -37,6 +37,12 @@ class failure_callback {
                                      !std::is_same_v<T, std::nullptr_t>>>
   failure_callback(F&& f) {
     static_assert(std::is_invocable_v<const T&, send_failure, const std::string&>);
+    // As std::function: a null function pointer, or an empty function,
+    // makes an empty callback.
+    if constexpr (std::is_pointer_v<T> || std::is_member_pointer_v<T> ||
+                  std::is_constructible_v<bool, const T&>)
+      if (!static_cast<bool>(f))
+        return;
     if constexpr (stored_inline<T>) {
       new (&storage_) T(std::forward<F>(f));
       ops_ = &inline_ops<T>;
@@ -79,9 +85,9 @@ class failure_callback {
 
   // Whether a callable of type T is kept without an allocation.
   template <class T>
-  static constexpr bool stored_inline = sizeof(T) <= capacity &&
-                                        alignof(T) <= alignof(std::max_align_t) &&
-                                        std::is_nothrow_move_constructible_v<T>;
+  static constexpr bool stored_inline =
+      sizeof(T) <= capacity &&
+      alignof(T) <= alignof(std::max_align_t) && std::is_nothrow_move_constructible_v<T>;
 
   explicit operator bool() const noexcept { return ops_ != nullptr; }
   void operator()(send_failure f, const std::string& why) const { ops_->call(&storage_, f, why); }

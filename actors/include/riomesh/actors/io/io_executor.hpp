@@ -93,20 +93,18 @@ class io_executor final : public caf::execution_unit {
   std::size_t throughput_ = limits_.throughput;  // the next turn's
   std::thread::id thread_;
   std::vector<caf::resumable*> waiting_, running_;
-  // By the actor's address: turns in a row found too long, and until when
-  // it is exiled to the workers once that happened twice (one long turn,
-  // such as an actor's first, is forgiven); how long its last exile was,
-  // kept while it is back for less than `heavy_for`, to double the next.
-  // Not by actor id: finding the id of a resumable takes a dynamic_cast
-  // (about 1,200 instructions a turn, for the whole node, while anybody is
-  // under watch). An actor spawned where an exiled one lived inherits at
-  // most `heavy_for` on the workers.
+  // By actor id: turns in a row found too long, and until when it is
+  // exiled to the workers once that happened twice (one long turn, such
+  // as an actor's first, is forgiven); how long its last exile was, kept
+  // while it is back for less than `heavy_for`, to double the next. (Not
+  // by address: an actor spawned where a dead one lived would inherit its
+  // strikes and exiles.)
   struct record {
     int strikes = 0;
     clock::time_point until{};
     clock::duration exile{};
   };
-  std::unordered_map<const caf::resumable*, record> heavy_;
+  std::unordered_map<std::uint64_t, record> heavy_;
   std::atomic<std::uint64_t> turns_{0}, handed_{0}, heavy_turns_{0};
 };
 
