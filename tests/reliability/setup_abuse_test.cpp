@@ -328,15 +328,27 @@ TEST_CASE("setup abuse: 200 connections held in setup, a configured peer and rio
   std::remove(secret.c_str());
   holding = false;
   keeper.join();
+  // The node evicts as it accepts: a client redialed just before the keeper
+  // stopped may still wait in the listen backlog, and its arrival closes an
+  // older one. Count once the listener has caught up. All come from one
+  // address, which may hold half of the 64 places in setup.
+  constexpr int share = 32;
   int still = 0;
-  for (int fd : fds) {
-    still += !gone_now(fd);
-    ::close(fd);
+  auto deadline = clock_type::now() + 5s;
+  for (;;) {
+    still = 0;
+    for (int fd : fds)
+      still += !gone_now(fd);
+    if (still <= share || clock_type::now() > deadline)
+      break;
+    std::this_thread::sleep_for(50ms);
   }
+  for (int fd : fds)
+    ::close(fd);
   MESSAGE("the configured peer got in after ", took.count(), " ms; ", reconnects.load(),
           " held clients were closed and came back; ", still, " held at the end; ping: ", out);
   CHECK_MESSAGE(out.find("3 sent, 3 replies") != std::string::npos, victim.log());
-  CHECK(still <= 64);
+  CHECK(still <= share);
   CHECK(victim.stop() == 0);
   std::remove(log.c_str());
 }
