@@ -198,3 +198,39 @@ TEST_CASE(
   pool->trim(std::chrono::steady_clock::now() + 10s);
   CHECK(pool->stats().kept_bytes == 0);
 }
+
+TEST_CASE("segment pool: blocks for lent buffers come by size class, the newest given back first") {
+  CHECK(segment_pool::block_class(1) == 64 << 10);
+  CHECK(segment_pool::block_class(200 << 10) == 256 << 10);
+  CHECK(segment_pool::block_class(1 << 20) == 1 << 20);
+  CHECK(segment_pool::block_class((1 << 20) + 1) == (1 << 20) + (256 << 10));
+  CHECK(segment_pool::block_class(3 << 20) == 3 << 20);
+  auto pool = segment_pool::make({}, 8 << 20);
+  std::string error;
+  const unsigned char *older = nullptr, *newer = nullptr;
+  {
+    auto a = pool->block(1000 << 10, "a", error);
+    auto b = pool->block(1 << 20, "a", error);
+    REQUIRE(a.size() == 1 << 20);  // its class
+    REQUIRE(b.size() == 1 << 20);
+    REQUIRE(a.home_block());
+    CHECK(a.home_block()->base == a.data());
+    CHECK(a.home_block()->length == 1 << 20);
+    older = a.data();
+    newer = b.data();
+    a.data()[7] = 7;
+    b.data()[7] = 9;
+    auto part = b.slice(0, 1000);
+    b = {};
+    a = {};  // back first: b only when its slice drops
+    CHECK(pool->stats().kept_bytes == 1 << 20);
+  }
+  CHECK(pool->stats().kept_bytes == 2 << 20);
+  auto first = pool->block(1 << 20, "a", error);
+  CHECK(first.data() == newer);  // the last given back: still in the cache
+  CHECK(first.data()[7] == 9);
+  auto other = pool->block(1 << 20, "b", error);
+  CHECK(other.data() == older);
+  CHECK(other.data()[7] == 0);  // another peer's bytes: cleared
+  CHECK(pool->stats().made == 2);
+}

@@ -146,6 +146,8 @@ bool connection_core::start_fetches() {
     return false;  // what nearly every pump finds
   while (auto j = fetch_order_.next()) {
     auto into = settings_.destination ? settings_.destination(j->length, j->receiver) : buffer{};
+    if (into.size() < j->length && settings_.landing)
+      into = settings_.landing(j->length);
     if (into.size() > j->length)
       into = into.slice(0, j->length);
     else if (into.size() < j->length)

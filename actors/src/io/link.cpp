@@ -165,7 +165,7 @@ void link::become_connected() {
   s.peer_arena_first = peer_terms_.arena_first;
   s.lend_from = params_.lend_from;
   s.peer_fetches_lent = peer_terms_.fetches_lent;
-  s.max_loans = params_.max_loans;
+  s.max_loans = reads_one_sided() ? params_.max_loans : params_.max_pushed_loans;
   s.inbound.accepts_lent = params_.fetches_lent;
   s.fetches.window = params_.fetch_window;
   s.reads_one_sided = reads_one_sided();
@@ -173,6 +173,13 @@ void link::become_connected() {
     s.destination = [fn = params_.destination, peer = peer_name_](std::uint64_t size,
                                                                   std::uint64_t receiver) {
       return fn(peer, receiver, size);
+    };
+  // In the node's receive pool, where it is host memory: device memory
+  // the fabric may not read into by address.
+  if (params_.arena_pool && params_.arena_memory.provider != config::memory_provider::dmabuf)
+    s.landing = [pool = params_.arena_pool, peer = peer_name_](std::uint64_t size) {
+      std::string error;  // none made: the core lands it on the heap
+      return pool->block(size, peer, error);
     };
   // Released views ring the doorbell, from whatever thread drops them; a
   // weak reference keeps the link from living on in them.

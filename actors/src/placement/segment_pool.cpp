@@ -12,15 +12,19 @@ std::shared_ptr<segment_pool> segment_pool::make(channels::memory_source from, s
 segment_pool::segment_pool(channels::memory_source from, std::uint64_t keep)
     : from_(std::move(from)), keep_(keep) {}
 
-arena_segment segment_pool::take(std::uint64_t size, const std::string& peer, std::string& error) {
+std::shared_ptr<channels::memory_region> segment_pool::take_region(std::uint64_t size,
+                                                                   const std::string& peer,
+                                                                   std::string& error) {
   std::shared_ptr<channels::memory_region> region;
   bool clear = false;
   {
     std::lock_guard<std::mutex> guard(lock_);
     auto [first, last] = kept_.equal_range(size);
+    // The newest of the peer's own, else the newest of any: the one most
+    // likely still cached.
     auto pick = last;
     for (auto it = first; it != last; ++it)
-      if (pick == last || it->second.peer == peer)
+      if (pick == last || it->second.peer == peer || pick->second.peer != peer)
         pick = it;
     if (pick != last) {
       region = std::move(pick->second.region);
@@ -36,20 +40,54 @@ arena_segment segment_pool::take(std::uint64_t size, const std::string& peer, st
   if (!region) {
     region = channels::memory_region::make(from_, size, "riomesh-arena", error);
     if (!region)
-      return {};
+      return nullptr;
     std::lock_guard<std::mutex> guard(lock_);
     ++stats_.made;
   }
-  arena_segment seg;
-  seg.data = region->data();
-  seg.fd = region->fd();
-  seg.size = size;
+  return region;
+}
+
+std::shared_ptr<void> segment_pool::lease(const std::shared_ptr<channels::memory_region>& region,
+                                          const std::string& peer) {
   std::weak_ptr<segment_pool> pool = shared_from_this();
-  seg.owner = std::shared_ptr<void>(seg.data, [region, pool, peer](void*) mutable {
+  return std::shared_ptr<void>(region->data(), [region, pool, peer](void*) mutable {
     if (auto p = pool.lock())
       p->give(std::move(region), std::move(peer));
   });
+}
+
+arena_segment segment_pool::take(std::uint64_t size, const std::string& peer, std::string& error) {
+  arena_segment seg;
+  auto region = take_region(size, peer, error);
+  if (!region)
+    return seg;
+  seg.data = region->data();
+  seg.fd = region->fd();
+  seg.size = size;
+  seg.owner = lease(region, peer);
   return seg;
+}
+
+std::uint64_t segment_pool::block_class(std::uint64_t size) {
+  constexpr std::uint64_t small = 64u << 10;
+  if (size <= 4 * small)
+    return std::max<std::uint64_t>(1, (size + small - 1) / small) * small;
+  std::uint64_t step = std::uint64_t{1} << (63 - __builtin_clzll(size));
+  step /= 4;
+  return (size + step - 1) / step * step;
+}
+
+buffer segment_pool::block(std::uint64_t size, const std::string& peer, std::string& error) {
+  auto region = take_region(block_class(size), peer, error);
+  if (!region)
+    return {};
+  // The registration a device caches holds the region, not the lease: a
+  // block it registered still goes back to the pool, and its pages stay
+  // alive while registered.
+  buffer::home home{region->data(), region->size(), region, region->fd(), region->dmabuf()};
+  return buffer::adopt(
+      region->data(), region->size(), buffer::origin::arena, [held = lease(region, peer)] {},
+      std::move(home));
 }
 
 void segment_pool::give(std::shared_ptr<channels::memory_region> r, std::string peer) {

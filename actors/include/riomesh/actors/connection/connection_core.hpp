@@ -119,6 +119,9 @@ class connection_core {
     // reads_one_sided, else the peer pushes it into our map of it.
     fetch_order::limits fetches;
     std::function<buffer(std::uint64_t size, std::uint64_t receiver)> destination;
+    // Where one lands that no receiver chose for: the node's receive pool
+    // (segment_pool::block); empty, or none given: a heap buffer.
+    std::function<buffer(std::uint64_t size)> landing;
     bool reads_one_sided = false;
   };
   using counters = connection_counters;
