@@ -205,6 +205,8 @@ TEST_CASE("segment pool: blocks for lent buffers come by size class, the newest 
   CHECK(segment_pool::block_class(1 << 20) == 1 << 20);
   CHECK(segment_pool::block_class((1 << 20) + 1) == (1 << 20) + (256 << 10));
   CHECK(segment_pool::block_class(3 << 20) == 3 << 20);
+  auto huge = (std::uint64_t{1} << 63) + 1;
+  CHECK(segment_pool::block_class(huge) == huge);  // no class that far: no overflow
   auto pool = segment_pool::make({}, 8 << 20);
   std::string error;
   const unsigned char *older = nullptr, *newer = nullptr;

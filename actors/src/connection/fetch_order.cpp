@@ -41,7 +41,8 @@ std::optional<fetch_order::job> fetch_order::next() {
 
 void fetch_order::retry(const job& j) {
   todo_.push_front(j);
-  taken_ -= std::min(taken_, j.length);
+  todo_.front().rounding = 0;
+  taken_ -= std::min(taken_, j.length + j.rounding);
   --started_;
 }
 

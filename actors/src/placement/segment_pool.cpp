@@ -1,4 +1,5 @@
 #include <riomesh/actors/placement/segment_pool.hpp>
+#include <riomesh/channels/memory/invalidation_bus.hpp>
 
 #include <cstring>
 #include <vector>
@@ -72,6 +73,8 @@ std::uint64_t segment_pool::block_class(std::uint64_t size) {
   constexpr std::uint64_t small = 64u << 10;
   if (size <= 4 * small)
     return std::max<std::uint64_t>(1, (size + small - 1) / small) * small;
+  if (size > (std::uint64_t{1} << 62))
+    return size;  // no class: rounding up would overflow
   std::uint64_t step = std::uint64_t{1} << (63 - __builtin_clzll(size));
   step /= 4;
   return (size + step - 1) / step * step;
@@ -90,11 +93,25 @@ buffer segment_pool::block(std::uint64_t size, const std::string& peer, std::str
       std::move(home));
 }
 
+namespace {
+
+// A device's registration cache may hold a block (its home keeps the
+// region): told that the memory goes, it lets go too, and the pool's bound
+// is what the node holds.
+void forget(const channels::memory_region& r) {
+  channels::invalidation_bus::global().publish(r.data(), r.size());
+}
+
+}  // namespace
+
 void segment_pool::give(std::shared_ptr<channels::memory_region> r, std::string peer) {
-  std::lock_guard<std::mutex> guard(lock_);
+  std::unique_lock<std::mutex> guard(lock_);
   auto size = r->size();
-  if (stats_.kept_bytes + size > keep_)
+  if (stats_.kept_bytes + size > keep_) {
+    guard.unlock();
+    forget(*r);
     return;  // freed as it goes
+  }
   stats_.kept_bytes += size;
   kept_.emplace(size, kept{std::move(r), std::move(peer), std::chrono::steady_clock::now()});
 }
@@ -102,16 +119,20 @@ void segment_pool::give(std::shared_ptr<channels::memory_region> r, std::string 
 void segment_pool::trim(std::chrono::steady_clock::time_point now,
                         std::chrono::steady_clock::duration idle) {
   std::vector<std::shared_ptr<channels::memory_region>> going;  // freed outside the lock
-  std::lock_guard<std::mutex> guard(lock_);
-  for (auto it = kept_.begin(); it != kept_.end();) {
-    if (now - it->second.since < idle) {
-      ++it;
-      continue;
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    for (auto it = kept_.begin(); it != kept_.end();) {
+      if (now - it->second.since < idle) {
+        ++it;
+        continue;
+      }
+      stats_.kept_bytes -= it->first;
+      going.push_back(std::move(it->second.region));
+      it = kept_.erase(it);
     }
-    stats_.kept_bytes -= it->first;
-    going.push_back(std::move(it->second.region));
-    it = kept_.erase(it);
   }
+  for (const auto& r : going)
+    forget(*r);
 }
 
 segment_pool::counters segment_pool::stats() const {

@@ -198,7 +198,10 @@ class connection_core {
   void on_fetch_step(const arena_step& s);
   bool start_fetches();
   void fetch_landed(const fetch_order::job& j, buffer into);
-  buffer fetched_view(buffer into, std::uint64_t length);
+  // Where a lent buffer lands: its receiver's destination, a block of the
+  // node's receive pool (its rounding counted in the window), or the heap.
+  buffer landing_for(fetch_order::job& j);
+  buffer fetched_view(buffer into, const fetch_order::job& j);
   void hold_or_pass(inbound_message&& m, const std::vector<std::size_t>& lent);
   // Ahead of the queue's messages not started yet: the core's own work.
   void push_control(outbound_message&& m);
