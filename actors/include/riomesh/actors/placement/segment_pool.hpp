@@ -4,9 +4,11 @@
 // no fresh pages (a page fault and zeroing per 4 KiB, about a tenth of the
 // CPU of a 1 MiB message stream that regrew its arena) and no mmap. The
 // last one given back is the first taken: its bytes are still in the
-// cache, and a fetch into it copies at the cache's speed, not memory's. A segment a peer wrote into
-// is cleared before another peer gets it: a lying envelope could otherwise hand our application a
-// third peer's bytes. Thread-safe: segments come back when their last view drops, on any thread.
+// cache, and a fetch into it copies at the cache's speed, not memory's.
+// A segment a peer wrote into is cleared before another peer gets it: a
+// lying envelope could otherwise hand our application a third peer's
+// bytes. Thread-safe: segments come back when their last view drops, on
+// any thread.
 #pragma once
 
 #include <riomesh/actors/placement/own_arena.hpp>
