@@ -119,25 +119,3 @@ TEST_CASE(
   fetch_order::job made_up{99, 0, 0, 10, 0};
   CHECK_FALSE(o.landed(made_up, buffer::heap(10)));
 }
-
-TEST_CASE(
-    "fetch order: a landing block's rounding counts in the window, and a retry gives it back") {
-  fetch_order::limits lim;
-  lim.window = 3000;
-  fetch_order o(lim);
-  std::string error;
-  REQUIRE(o.hold(with(1, 2), {0, 1}, error));
-  auto j = o.next();
-  REQUIRE(j);
-  CHECK(o.taken() == 1000);
-  j->rounding = 1500;  // its block is larger than the buffer
-  o.take_more(j->rounding);
-  CHECK(o.taken() == 2500);
-  CHECK_FALSE(o.next());  // 1001 more would pass the window
-  o.retry(*j);
-  CHECK(o.taken() == 0);
-  auto again = o.next();
-  REQUIRE(again);
-  CHECK(again->rounding == 0);  // its next block is chosen afresh
-  CHECK(o.taken() == 1000);
-}

@@ -187,21 +187,11 @@ bool connection_core::start_fetches() {
   return moved;
 }
 
-buffer connection_core::landing_for(fetch_order::job& j) {
+buffer connection_core::landing_for(const fetch_order::job& j) {
   if (settings_.destination) {
     auto into = settings_.destination(j.length, j.receiver);
     if (into.size() >= j.length)
       return into.size() > j.length ? into.slice(0, j.length) : into;
-  }
-  // Below a block's smallest class the rounding would outweigh the bytes.
-  constexpr std::uint64_t landing_from = 64u << 10;
-  if (settings_.landing && j.length >= landing_from) {
-    auto block = settings_.landing(j.length);
-    if (block.size() >= j.length) {
-      j.rounding = block.size() - j.length;
-      fetch_order_.take_more(j.rounding);
-      return block.size() > j.length ? block.slice(0, j.length) : block;
-    }
   }
   // Cleared: a peer that says it pushed bytes it never wrote must not
   // show the application what the heap held before.
@@ -212,12 +202,11 @@ buffer connection_core::landing_for(fetch_order::job& j) {
 
 // What the application gets: the destination, whose last handle gives
 // its bytes back to the fetch window (from any thread), after the
-// destination itself has gone (a landing block back in the pool, for the
-// next fetch to find).
-buffer connection_core::fetched_view(buffer into, const fetch_order::job& j) {
-  auto held = j.length + j.rounding;
+// destination itself has gone (its memory free again for the next fetch
+// to land in).
+buffer connection_core::fetched_view(buffer into, std::uint64_t length) {
   if (into.gathered()) {  // pieces cannot be followed: counted back now
-    fetch_order_.give_back(held);
+    fetch_order_.give_back(length);
     return into;
   }
   auto* data = into.data();
@@ -225,17 +214,17 @@ buffer connection_core::fetched_view(buffer into, const fetch_order::job& j) {
   auto home = into.home_block() ? *into.home_block() : buffer::home{};
   auto back = released_;
   return buffer::adopt(
-      data, j.length, where,
-      [into = std::move(into), back, held]() mutable {
+      data, length, where,
+      [into = std::move(into), back, length]() mutable {
         into = {};
-        if (back->fetched_back.fetch_add(held) == 0 && back->wake)
+        if (back->fetched_back.fetch_add(length) == 0 && back->wake)
           back->wake();
       },
       std::move(home));
 }
 
 void connection_core::fetch_landed(const fetch_order::job& j, buffer into) {
-  if (!fetch_order_.landed(j, fetched_view(std::move(into), j)))
+  if (!fetch_order_.landed(j, fetched_view(std::move(into), j.length)))
     return fail("a fetch of the lent buffer at offset " + std::to_string(j.offset) +
                 " that no message waits for");
   ++stats_.buffers_fetched;

@@ -41,8 +41,7 @@ std::optional<fetch_order::job> fetch_order::next() {
 
 void fetch_order::retry(const job& j) {
   todo_.push_front(j);
-  todo_.front().rounding = 0;
-  taken_ -= std::min(taken_, j.length + j.rounding);
+  taken_ -= std::min(taken_, j.length);
   --started_;
 }
 

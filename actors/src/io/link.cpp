@@ -174,13 +174,6 @@ void link::become_connected() {
                                                                   std::uint64_t receiver) {
       return fn(peer, receiver, size);
     };
-  // In the node's receive pool, where it is host memory: device memory
-  // the fabric may not read into by address.
-  if (params_.arena_pool && params_.arena_memory.provider != config::memory_provider::dmabuf)
-    s.landing = [pool = params_.arena_pool, peer = peer_name_](std::uint64_t size) {
-      std::string error;  // none made: the core lands it on the heap
-      return pool->block(size, peer, error);
-    };
   // Released views ring the doorbell, from whatever thread drops them; a
   // weak reference keeps the link from living on in them.
   std::weak_ptr<link> me = shared_from_this();

@@ -119,9 +119,6 @@ class connection_core {
     // reads_one_sided, else the peer pushes it into our map of it.
     fetch_order::limits fetches;
     std::function<buffer(std::uint64_t size, std::uint64_t receiver)> destination;
-    // Where one lands that no receiver chose for: the node's receive pool
-    // (segment_pool::block); empty, or none given: a heap buffer.
-    std::function<buffer(std::uint64_t size)> landing;
     bool reads_one_sided = false;
   };
   using counters = connection_counters;
@@ -198,10 +195,10 @@ class connection_core {
   void on_fetch_step(const arena_step& s);
   bool start_fetches();
   void fetch_landed(const fetch_order::job& j, buffer into);
-  // Where a lent buffer lands: its receiver's destination, a block of the
-  // node's receive pool (its rounding counted in the window), or the heap.
-  buffer landing_for(fetch_order::job& j);
-  buffer fetched_view(buffer into, const fetch_order::job& j);
+  // Where a lent buffer lands: the destination given for its receiver, or
+  // the heap.
+  buffer landing_for(const fetch_order::job& j);
+  buffer fetched_view(buffer into, std::uint64_t length);
   void hold_or_pass(inbound_message&& m, const std::vector<std::size_t>& lent);
   // Ahead of the queue's messages not started yet: the core's own work.
   void push_control(outbound_message&& m);

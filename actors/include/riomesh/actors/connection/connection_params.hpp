@@ -64,12 +64,13 @@ struct connection_params {
   // thread.
   std::uint64_t lend_from = 0;
   std::size_t max_loans = 8;
-  // Where the peer has lent buffers pushed (tcp), fewer: each pull it asks
-  // for lands in a block of its receive pool, and with two in flight the
-  // blocks it takes again are still in its cache (1 MiB one-way on
-  // loopback: 335 us of CPU per message against 370 with 8, medians of 7
-  // and 5 runs; the receiver's RSS 20 MiB against 32). Reads one-sided
-  // (rdma) gained nothing from fewer in the VM (57-58 MiB/s against 58-60).
+  // Where the peer has lent buffers pushed (tcp), fewer: with two pulls in
+  // flight, the memory they land in at the receiver (its buffer pool's
+  // first free space) is taken again while still in its cache (1 MiB
+  // one-way on loopback: 335 us of CPU per message against 370 with 8,
+  // medians of 7 and 5 runs; the receiver's RSS 20 MiB against 32). Reads
+  // one-sided (rdma) gained nothing from fewer in the VM (57-58 MiB/s
+  // against 58-60).
   std::size_t max_pushed_loans = 2;
   bool fetches_lent = false;
   std::uint64_t fetch_window = 64ull << 20;

@@ -35,9 +35,6 @@ class fetch_order {
     std::size_t index = 0;
     std::uint64_t offset = 0, length = 0;  // the sender's map of it
     std::uint64_t receiver = 0;            // the actor it goes to
-    // What its landing block holds beyond `length` (the block's size
-    // class): counted in the window with it (take_more).
-    std::uint64_t rounding = 0;
   };
   explicit fetch_order(const limits& l) : limits_(l) {}
 
@@ -56,8 +53,6 @@ class fetch_order {
   bool landed(const job& j, buffer into);
   // The application let go of this many fetched bytes.
   void give_back(std::uint64_t bytes) { taken_ -= std::min(taken_, bytes); }
-  // A started job holds this many bytes more than its length.
-  void take_more(std::uint64_t bytes) { taken_ += bytes; }
   // The messages now complete at the front, in order, appended to `out`.
   void take_ready(std::vector<inbound_message>& out);
   std::uint64_t taken() const { return taken_; }

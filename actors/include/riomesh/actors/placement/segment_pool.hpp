@@ -1,18 +1,14 @@
-// The node's receive pool: arena segments its connections gave up, and
-// the blocks lent buffers were fetched into, kept (up to a byte bound) for
-// the next connection that grows or fetches, so that growing again costs
-// no fresh pages (a page fault and zeroing per 4 KiB, about a tenth of the
-// CPU of a 1 MiB message stream that regrew its arena) and no mmap. The
-// last one given back is the first taken: its bytes are still in the
-// cache, and a fetch into it copies at the cache's speed, not memory's.
-// A segment a peer wrote into is cleared before another peer gets it: a
-// lying envelope could otherwise hand our application a third peer's
-// bytes. Thread-safe: segments come back when their last view drops, on
-// any thread.
+// The node's receive pool: arena segments its connections gave up, kept
+// (up to a byte bound) for the next connection that grows, so that growing
+// again costs no fresh pages (a page fault and zeroing per 4 KiB, about a
+// tenth of the CPU of a 1 MiB message stream that regrew its arena) and no
+// mmap. A segment a peer wrote into is cleared before another peer gets
+// it: a lying envelope could otherwise hand our application a third
+// peer's bytes. Thread-safe: segments come back when their last view
+// drops, on any thread.
 #pragma once
 
 #include <riomesh/actors/placement/own_arena.hpp>
-#include <riomesh/buffer.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
 
 #include <chrono>
@@ -33,16 +29,6 @@ class segment_pool : public std::enable_shared_from_this<segment_pool> {
   // another peer's cleared), or new. data is null, `error` set, if none.
   arena_segment take(std::uint64_t size, const std::string& peer, std::string& error);
 
-  // A block of at least `size` bytes (rounded up to its size class, so
-  // that blocks of nearby sizes are taken again) for a lent buffer of
-  // `peer`'s to land in, as a buffer whose last handle gives it back. Its
-  // home block is the whole region, so a device registers it once. Empty,
-  // `error` set, if none could be made.
-  buffer block(std::uint64_t size, const std::string& peer, std::string& error);
-  // Blocks come in these sizes: multiples of 64 KiB up to 256 KiB, then a
-  // quarter of the power of two below.
-  static std::uint64_t block_class(std::uint64_t size);
-
   // Frees what was kept unused for `idle` or longer: a node that was busy
   // once does not hold its peak for good.
   void trim(std::chrono::steady_clock::time_point now,
@@ -55,11 +41,6 @@ class segment_pool : public std::enable_shared_from_this<segment_pool> {
 
  private:
   segment_pool(channels::memory_source from, std::uint64_t keep);
-  std::shared_ptr<channels::memory_region> take_region(std::uint64_t size, const std::string& peer,
-                                                       std::string& error);
-  // What gives the region back to the pool when it drops, if the pool lives.
-  std::shared_ptr<void> lease(const std::shared_ptr<channels::memory_region>& region,
-                              const std::string& peer);
   void give(std::shared_ptr<channels::memory_region> r, std::string peer);
 
   struct kept {
