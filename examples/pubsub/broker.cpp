@@ -50,8 +50,9 @@ void drop(broker_ptr self, const caf::actor_addr& who, const std::string& why) {
 caf::result<std::uint64_t> post(broker_ptr self, sample& s) {
   auto& st = self->state;
   ++st.posts;
+  st.topics.posted(s.topic, s.publisher, s.run);
   if (s.total > 0 && s.seq + 1 == s.total)
-    st.topics.ended(s.topic, s.publisher, s.total);
+    st.topics.ended(s.topic, s.publisher, s.run, s.total);
   auto members = st.topics.members(s.topic);
   if (members.empty())
     return std::uint64_t{0};
@@ -141,7 +142,7 @@ caf::result<std::uint64_t> join(broker_ptr self, const std::string& topic, const
   }
   // A subscriber back after a loss waits for no stream that has ended.
   for (const auto& e : st.topics.ended_on(topic))
-    self->send(who, ended_atom::value, topic, e.publisher, e.total);
+    self->send(who, ended_atom::value, topic, e.publisher, e.run, e.total);
   return std::uint64_t{st.topics.count(topic)};
 }
 

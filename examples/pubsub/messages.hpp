@@ -11,7 +11,10 @@
 // A publisher's last sample, once the broker had it, is also told to each
 // subscriber that subscribes later (a lost subscriber back after it), so
 // that it knows the stream ended and how many samples it missed:
-//   broker     -> subscriber  (ended_atom, topic, publisher, total)
+//   broker     -> subscriber  (ended_atom, topic, publisher, run, total)
+// A publisher's stream is one run of it: started again under the same
+// name, it posts under a new run, and subscribers take that as a new
+// stream, not as the old one's samples again.
 // Acks make the flow control: a publisher keeps a window of posts open, and
 // the broker answers a post when every subscriber has taken it.
 #pragma once
@@ -41,8 +44,9 @@ using ended_atom = caf::atom_constant<caf::atom("ps_ended")>;
 struct sample {
   std::string topic;
   std::string publisher;
+  std::uint64_t run = 0;  // drawn at the publisher's start
   std::uint64_t seq = 0;
-  std::uint64_t total = 0;    // how many this publisher sends in all
+  std::uint64_t total = 0;    // how many this run sends in all
   std::uint64_t sent_ns = 0;  // system clock at the publisher: latency
   std::uint64_t checksum = 0;
   riomesh::buffer payload;
@@ -50,8 +54,8 @@ struct sample {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sample& x) {
-  return f(caf::meta::type_name("pubsub::sample"), x.topic, x.publisher, x.seq, x.total, x.sent_ns,
-           x.checksum, x.payload);
+  return f(caf::meta::type_name("pubsub::sample"), x.topic, x.publisher, x.run, x.seq, x.total,
+           x.sent_ns, x.checksum, x.payload);
 }
 
 }  // namespace pubsub

@@ -4,6 +4,9 @@
 // broker is lost, the posts it had not answered are sent again, in order,
 // once it is back (subscribers drop what they already have): delivery is at
 // least once across a broker restart, and exactly once, in order, otherwise.
+// Each start is a run of its own (a number drawn then, in every sample), so
+// that subscribers tell a publisher started again under the same name from
+// one that sends its samples again.
 #include "actors.hpp"
 #include "broker_lookup.hpp"
 #include "messages.hpp"
@@ -13,6 +16,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include <random>
 #include <set>
 
 namespace pubsub {
@@ -27,6 +31,7 @@ struct publisher_state {
   caf::actor broker;
   phase now = phase::finding;
   bool lost_once = false;
+  std::uint64_t run = 0;
   std::uint64_t epoch = 0;  // answers from a lost broker are ignored
   std::uint64_t next = 0;   // the next sequence number never sent
   std::set<std::uint64_t> resend, in_flight;
@@ -78,7 +83,8 @@ void poll_subscribers(publisher_ptr self) {
             if (st.sent == 0)
               st.started = clock::now();
             st.now = phase::sending;
-            say(self, "sending", {{"subscribers", std::to_string(n)}});
+            say(self, "sending",
+                {{"subscribers", std::to_string(n)}, {"run", std::to_string(st.run)}});
             pump(self);
           },
           [=](caf::error& e) {
@@ -106,6 +112,7 @@ void post(publisher_ptr self, std::uint64_t seq) {
   sample s;
   s.topic = st.cfg.topic;
   s.publisher = st.cfg.name;
+  s.run = st.run;
   s.seq = seq;
   s.total = st.cfg.messages;
   s.payload = st.rt->allocate(st.cfg.size);
@@ -185,6 +192,8 @@ void pump(publisher_ptr self) {
 caf::behavior publisher(publisher_ptr self, riomesh::runtime* rt, publisher_config cfg) {
   self->state.cfg = std::move(cfg);
   self->state.rt = rt;
+  std::random_device entropy;
+  self->state.run = (std::uint64_t{entropy()} << 32) | entropy();
   self->set_down_handler([=](caf::down_msg& d) {
     if (d.source == self->state.broker.address())
       lost(self, d.reason ? self->system().render(d.reason) : "exited");

@@ -3,7 +3,9 @@
 // rate, p50 / p99 latency and the payload bytes its node copied. Done when
 // each of `publishers` has sent its last sample. A restarted subscriber
 // starts counting at the first sample it gets; a lost broker is looked up
-// again and subscribed to when it is back.
+// again and subscribed to when it is back. A publisher started again under
+// its name (a new run) starts a new stream: what its old run did not send
+// is not counted as lost, and what still comes of that run is dropped.
 #include "actors.hpp"
 #include "broker_lookup.hpp"
 #include "messages.hpp"
@@ -22,9 +24,13 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 struct stream_position {
+  std::uint64_t run = 0;
   std::uint64_t last = 0;  // the last sequence number taken
+  bool started = false;    // something of this run came (or its end was told)
   bool done = false;
+  std::vector<std::uint64_t> left;  // the publisher's earlier runs, newest last
 };
+constexpr std::size_t runs_remembered = 8;
 
 struct subscriber_state {
   subscriber_config cfg;
@@ -138,25 +144,53 @@ void end_stream(subscriber_ptr self, stream_position& stream) {
     finish(self);
 }
 
+// The stream of `publisher`'s `run`: a new one when the publisher started
+// again; null for a run it left, whose samples still on the way are stale.
+stream_position* stream_of(subscriber_ptr self, const std::string& publisher, std::uint64_t run) {
+  auto& st = self->state;
+  auto [pos, first] = st.streams.try_emplace(publisher);
+  auto& stream = pos->second;
+  if (first || stream.run == run) {
+    stream.run = run;
+    return &stream;
+  }
+  if (std::find(stream.left.begin(), stream.left.end(), run) != stream.left.end())
+    return nullptr;
+  say(self, "publisher_restarted",
+      {{"publisher", publisher},
+       {"run", std::to_string(run)},
+       {"last_of_old_run", stream.started ? std::to_string(stream.last) : "-"}});
+  stream.left.push_back(stream.run);
+  if (stream.left.size() > runs_remembered)
+    stream.left.erase(stream.left.begin());
+  // A stream that had ended is open again: done once this run ends too.
+  if (stream.done)
+    st.finished = false;
+  stream.run = run;
+  stream.last = 0;
+  stream.started = stream.done = false;
+  return &stream;
+}
+
 std::uint64_t take(subscriber_ptr self, const sample& s) {
   auto& st = self->state;
   auto arrived = now_ns();
-  auto [pos, first] = st.streams.try_emplace(s.publisher);
-  auto& stream = pos->second;
-  if (!first && s.seq <= stream.last) {
-    ++st.duplicates;  // sent again after a broker loss: already taken
+  auto* stream = stream_of(self, s.publisher, s.run);
+  if (!stream || (stream->started && s.seq <= stream->last)) {
+    ++st.duplicates;  // sent again after a broker loss, or of a run left: already taken
     return s.seq;
   }
-  if (!first && s.seq != stream.last + 1) {
-    st.gaps += s.seq - stream.last - 1;
+  if (stream->started && s.seq != stream->last + 1) {
+    st.gaps += s.seq - stream->last - 1;
     say(self, "gap",
         {{"publisher", s.publisher},
-         {"expected", std::to_string(stream.last + 1)},
+         {"expected", std::to_string(stream->last + 1)},
          {"got", std::to_string(s.seq)}});
   }
-  if (first)
+  if (!stream->started)
     say(self, "first", {{"publisher", s.publisher}, {"seq", std::to_string(s.seq)}});
-  stream.last = s.seq;
+  stream->started = true;
+  stream->last = s.seq;
   if (checksum(s.payload) != s.checksum) {
     ++st.bad;
     say(self, "bad_checksum",
@@ -171,35 +205,36 @@ std::uint64_t take(subscriber_ptr self, const sample& s) {
   ++st.messages;
   st.bytes += s.payload.size();
   st.latency.add(arrived > s.sent_ns ? arrived - s.sent_ns : 0);
-  if (s.seq + 1 == s.total && !stream.done)
-    end_stream(self, stream);
+  if (s.seq + 1 == s.total && !stream->done)
+    end_stream(self, *stream);
   return s.seq;
 }
 
-// The broker says a publisher's stream ended (its last sample came
-// before we subscribed): what we did not get of it is a gap.
-void ended(subscriber_ptr self, const std::string& publisher, std::uint64_t total) {
+// The broker says a publisher's run ended (its last sample came before we
+// subscribed): what we did not get of it is a gap.
+void ended(subscriber_ptr self, const std::string& publisher, std::uint64_t run,
+           std::uint64_t total) {
   auto& st = self->state;
-  auto [pos, first] = st.streams.try_emplace(publisher);
-  auto& stream = pos->second;
-  if (stream.done)
+  auto* stream = stream_of(self, publisher, run);
+  if (!stream || stream->done)
     return;
   say(self, "stream_ended", {{"publisher", publisher}, {"total", std::to_string(total)}});
   // A stream of which nothing came counts no gaps, as take() counts none
   // before a stream's first sample: whether this subscriber was there for
   // its start is not known (the launcher judges such a run by
   // stream_ended and the losses it saw).
-  if (!first && total > stream.last + 1) {
-    st.gaps += total - stream.last - 1;
+  if (stream->started && total > stream->last + 1) {
+    st.gaps += total - stream->last - 1;
     say(self, "gap",
         {{"publisher", publisher},
-         {"expected", std::to_string(stream.last + 1)},
+         {"expected", std::to_string(stream->last + 1)},
          {"ended_at", std::to_string(total)}});
   }
   // What still comes of it (a post sent again, an offer on its way) is
   // taken as a duplicate, not counted twice.
-  stream.last = std::max(stream.last, total - 1);
-  end_stream(self, stream);
+  stream->last = std::max(stream->last, total - 1);
+  stream->started = true;
+  end_stream(self, *stream);
 }
 
 caf::behavior subscriber(subscriber_ptr self, riomesh::runtime* rt, subscriber_config cfg) {
@@ -218,9 +253,10 @@ caf::behavior subscriber(subscriber_ptr self, riomesh::runtime* rt, subscriber_c
   self->delayed_send(self, self->state.cfg.report_interval, tick_atom::value);
   return {
       [=](deliver_atom, const sample& s) { return take(self, s); },
-      [=](ended_atom, const std::string& topic, const std::string& publisher, std::uint64_t total) {
+      [=](ended_atom, const std::string& topic, const std::string& publisher, std::uint64_t run,
+          std::uint64_t total) {
         if (topic == self->state.cfg.topic)
-          ended(self, publisher, total);
+          ended(self, publisher, run, total);
       },
       [=](offer_atom, sample& offer, const riomesh::grant& g) -> caf::result<std::uint64_t> {
         auto& st = self->state;

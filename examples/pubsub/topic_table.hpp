@@ -3,15 +3,18 @@
 // a loss is told which streams it need not wait for. Subscribers, topics
 // and publishers are the peers' to name, so each table has a bound from
 // the node file: a join past one is refused with why, and the oldest ended
-// stream is forgotten for a newer one.
+// stream is forgotten for a newer one. A stream is a publisher's run: a
+// publisher started again under its name posts under a new run, which
+// makes its stream live again (posted()).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pubsub {
@@ -24,6 +27,7 @@ struct topic_limits {
 
 struct ended_stream {
   std::string topic, publisher;
+  std::uint64_t run = 0;
   std::uint64_t total = 0;
 };
 
@@ -82,15 +86,26 @@ class topic_table {
     }
   }
 
-  // A publisher's stream on `topic` ended after `total` samples.
-  void ended(const std::string& topic, const std::string& publisher, std::uint64_t total) {
-    auto same = [&](const ended_stream& e) { return e.topic == topic && e.publisher == publisher; };
-    ended_.erase(std::remove_if(ended_.begin(), ended_.end(), same), ended_.end());
+  // A publisher's run on `topic` ended after `total` samples: its
+  // stream's entry, replacing one of an earlier run.
+  void ended(const std::string& topic, const std::string& publisher, std::uint64_t run,
+             std::uint64_t total) {
+    forget({topic, publisher});
     if (limits_.ended == 0)
       return;
     if (ended_.size() >= limits_.ended)
-      ended_.pop_front();
-    ended_.push_back({topic, publisher, total});
+      forget({ended_.front().topic, ended_.front().publisher});
+    ended_.push_back({topic, publisher, run, total});
+    index_.emplace(key{topic, publisher}, std::prev(ended_.end()));
+  }
+  // A post of `run`: if the stream ended in another run, it is live again.
+  // Per post, so a lookup, and none while nothing ended.
+  void posted(const std::string& topic, const std::string& publisher, std::uint64_t run) {
+    if (index_.empty())
+      return;
+    auto it = index_.find(key{topic, publisher});
+    if (it != index_.end() && it->second->run != run)
+      forget(it);
   }
   std::vector<ended_stream> ended_on(const std::string& topic) const {
     std::vector<ended_stream> out;
@@ -103,9 +118,21 @@ class topic_table {
   const topic_limits& limits() const { return limits_; }
 
  private:
+  using key = std::pair<std::string, std::string>;  // topic, publisher
+  using entries = std::list<ended_stream>;
+  void forget(const key& k) {
+    if (auto it = index_.find(k); it != index_.end())
+      forget(it);
+  }
+  void forget(typename std::map<key, typename entries::iterator>::iterator it) {
+    ended_.erase(it->second);
+    index_.erase(it);
+  }
+
   topic_limits limits_;
   std::map<std::string, std::vector<Member>> topics_;
-  std::deque<ended_stream> ended_;
+  entries ended_;  // oldest first
+  std::map<key, typename entries::iterator> index_;
 };
 
 }  // namespace pubsub

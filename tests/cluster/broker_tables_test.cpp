@@ -65,23 +65,46 @@ TEST_CASE("broker tables: a subscriber dropped leaves every topic, an empty topi
 TEST_CASE(
     "broker tables: ended streams are remembered per topic, the oldest forgotten past the bound") {
   topic_table<fake_member> t{topic_limits{4, 4, 3}};
-  t.ended("a", "p1", 10);
-  t.ended("b", "p1", 20);
-  t.ended("a", "p2", 30);
+  t.ended("a", "p1", 1, 10);
+  t.ended("b", "p1", 1, 20);
+  t.ended("a", "p2", 1, 30);
   REQUIRE(t.ended_on("a").size() == 2);
   CHECK(t.ended_on("a")[1].total == 30);
   // The same stream ending again (a publisher run again) is one entry, the newest.
-  t.ended("a", "p1", 11);
+  t.ended("a", "p1", 2, 11);
   auto a = t.ended_on("a");
   REQUIRE(a.size() == 2);
   CHECK(a[0].publisher == "p2");
   CHECK(a[1].total == 11);
-  t.ended("c", "p9", 1);  // a fourth: b's, the oldest, goes
+  t.ended("c", "p9", 1, 1);  // a fourth: b's, the oldest, goes
   CHECK(t.ended_on("b").empty());
   CHECK(t.ended_on("c").size() == 1);
   topic_table<fake_member> none{topic_limits{4, 4, 0}};
-  none.ended("a", "p1", 1);
+  none.ended("a", "p1", 1, 1);
   CHECK(none.ended_on("a").empty());
+}
+
+TEST_CASE("broker tables: a post of a new run makes an ended stream live again") {
+  topic_table<fake_member> t{topic_limits{4, 4, 2}};
+  t.ended("a", "p1", 7, 10);
+  t.ended("a", "p2", 7, 10);
+  t.posted("a", "p1", 7);  // a post of the run that ended (sent again): still ended
+  CHECK(t.ended_on("a").size() == 2);
+  t.posted("b", "p1", 8);  // another topic's stream of the same name
+  CHECK(t.ended_on("a").size() == 2);
+  t.posted("a", "p1", 8);  // p1 started again
+  auto a = t.ended_on("a");
+  REQUIRE(a.size() == 1);
+  CHECK(a[0].publisher == "p2");
+  // Its room is free: two more fit before p2's entry, the oldest, goes.
+  t.ended("a", "p1", 8, 5);
+  CHECK(t.ended_on("a").size() == 2);
+  t.ended("c", "p3", 1, 1);
+  a = t.ended_on("a");
+  REQUIRE(a.size() == 1);
+  CHECK(a[0].publisher == "p1");
+  CHECK(a[0].run == 8);
+  CHECK(a[0].total == 5);
 }
 
 TEST_CASE("report lines: a peer's name or value cannot end the line and start one of its own") {
