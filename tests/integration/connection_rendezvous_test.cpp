@@ -5,6 +5,7 @@
 // the receiver chose, and a peer that lies about a loan is cut off.
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/placement/arena_steps.hpp>
+#include <riomesh/channels/tcp/tcp_channel.hpp>
 #include "channel_pair.hpp"
 #include "core_drive.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 using namespace riomesh;
 using namespace riomesh::actors;
@@ -245,6 +247,49 @@ TEST_CASE("rendezvous: a peer that lies about a loan is cut off, with the reason
   REQUIRE(until_closed(p, a));
   CHECK(a.reason().find("lent buffers, which this node did not offer to fetch") !=
         std::string::npos);
+}
+
+TEST_CASE("rendezvous: a tcp peer that says it pushed a loan it did not write all of is cut off") {
+  linked_channels p;
+  if (!dynamic_cast<channels::tcp::tcp_channel*>(p.a.get()))
+    return;  // rdma: read one-sided, or pushed into maps not written once
+  auto [sa, sb] = lending(p);
+  std::vector<unsigned char> arena_b(arena);
+  connection_core b(*p.b, arena_b.data(), sb);
+  // A loan of 128 KiB, as a lying sender (p.a by hand) announces it.
+  constexpr std::uint64_t loan = wire_envelope::lent_pushed_from;
+  envelope e = message(1, {}).env;
+  e.flags = envelope::lent;
+  e.buffers = {{loan, 128 << 10}};
+  std::vector<unsigned char> bytes;
+  encode(e, bytes);
+  REQUIRE(p.a->send(bytes.data(), bytes.size()).bytes == bytes.size());
+  // b maps where the loan is to land and asks for it: the liar writes
+  // half of that map, then says it pushed it all.
+  std::optional<std::uint64_t> map;
+  std::vector<channels::event> events;
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!map && std::chrono::steady_clock::now() < end) {
+    p.a->progress();
+    p.b->progress();
+    b.pump();
+    events.clear();
+    p.a->take_events(events);
+    for (const auto& ev : events)
+      if (ev.kind == channels::event_kind::peer_iomap && ev.token >= (std::uint64_t{1} << 60))
+        map = ev.token;
+  }
+  REQUIRE(map);
+  std::vector<unsigned char> half(64 << 10, 0x5a);
+  REQUIRE(p.a->iowrite(half.data(), half.size(), *map, 1).bytes == half.size());
+  bytes.clear();
+  encode(encode_step({arena_step::kind::pushed, loan, 0}), bytes);
+  REQUIRE(p.a->send(bytes.data(), bytes.size()).bytes == bytes.size());
+  REQUIRE(until_closed(p, b));
+  MESSAGE(b.reason());
+  CHECK(b.reason().find("says it pushed the lent buffer at offset " + std::to_string(loan) +
+                        ", and did not write all of it") != std::string::npos);
+  CHECK(b.take_inbound().empty());
 }
 
 TEST_CASE("rendezvous: what waits behind an unfetched loan is bounded") {

@@ -193,6 +193,73 @@ TEST_CASE("unmap mid-payload: the rest of an iowrite being placed is dropped, no
   CHECK_FALSE(rx.closed());
 }
 
+TEST_CASE("a map written once ends with its last byte on both sides, with no unmap round") {
+  tcp_protocol a({}, "a"), b({}, "b");
+  std::vector<unsigned char> region(64, 0);
+  REQUIRE(b.map(region.data(), 64, 0, true).st == status::ok);
+  pump(b, a);
+  pump(a, b);
+  std::vector<unsigned char> src(64, 0xee);
+  CHECK(a.iowrite(src.data(), 40, 0, 1).bytes == 40);
+  CHECK(a.iowrite(src.data(), 8, 48, 2).st == status::invalid);  // not where the last ended
+  CHECK(a.iowrite(src.data() + 40, 24, 40, 3).bytes == 24);
+  CHECK(a.iowrite(src.data(), 1, 0, 4).st == status::no_mapping);  // gone at the writer
+  pump(a, b);
+  CHECK(std::count(region.begin(), region.end(), 0xee) == 64);
+  CHECK(b.unmap(0) == status::ok);
+  CHECK_FALSE(b.wants_write());  // no IOUNMAP: the writer let go already
+  CHECK_FALSE(b.closed());
+  CHECK_FALSE(a.closed());
+}
+
+TEST_CASE("a map written once and not all written: unmap says so and withdraws it") {
+  tcp_protocol a({}, "a"), b({}, "b");
+  std::vector<unsigned char> region(64, 0);
+  b.map(region.data(), 64, 0, true);
+  pump(b, a);
+  pump(a, b);
+  std::vector<unsigned char> src(64, 0xee);
+  a.iowrite(src.data(), 32, 0, 1);
+  pump(a, b);
+  CHECK(b.unmap(0) == status::incomplete);
+  CHECK(b.wants_write());  // the IOUNMAP
+  pump(b, a);
+  pump(a, b);  // its acknowledgement
+  CHECK_FALSE(a.closed());
+  CHECK_FALSE(b.closed());
+  CHECK(a.iowrite(src.data(), 1, 32, 2).st == status::no_mapping);
+}
+
+TEST_CASE("a peer that writes a map to be written once out of order, or twice, is cut off") {
+  auto payload = [](std::size_t n) { return std::vector<unsigned char>(n, 0xab); };
+  for (bool twice : {false, true}) {
+    tcp_params p;
+    tcp_protocol rx(p, "10.0.0.9:4242");
+    std::vector<unsigned char> region(4096, 0);
+    rx.map(region.data(), region.size(), 0x1000, true);
+    auto first = twice ? bytes_of(make(frame_kind::iowrite, 4096, 0x1000)) + payload(4096)
+                       : std::vector<unsigned char>{};
+    feed(rx, hello() + first + bytes_of(make(frame_kind::iowrite, 16, 0x1010)) + payload(16));
+    if (twice) {
+      CHECK(rx.reason() ==
+            "peer 10.0.0.9:4242: frame 3 (IOWRITE offset 0x1010 length 16): a "
+            "map to be written once, written at offset 16 after 4096 bytes");
+    } else {
+      CHECK(rx.reason() ==
+            "peer 10.0.0.9:4242: frame 2 (IOWRITE offset 0x1010 length 16): a "
+            "map to be written once, written at offset 16 after 0 bytes");
+      CHECK(std::count(region.begin(), region.end(), 0) == 4096);
+    }
+  }
+  // IOMAP may carry map_once, and no other flag.
+  auto flagged = bytes_of(make(frame_kind::iomap, 0, 0x8000, 64));
+  flagged[1] = 2;
+  CHECK(after(hello() + flagged) ==
+        "peer 10.0.0.9:4242: frame 2 (IOMAP offset 0x8000 length 0): flags or reserved bits set");
+  flagged[1] = map_once;
+  CHECK(after(hello() + flagged).empty());
+}
+
 TEST_CASE("shutdown each way, then a clean close") {
   tcp_protocol a({}, "a"), b({}, "b");
   a.send("x", 1);
@@ -353,7 +420,7 @@ TEST_CASE("hostile frames close the connection, naming peer and frame") {
         "peer 10.0.0.9:4242: frame 2 (KEEPALIVE offset 0x0 length 0): flags or reserved bits set");
   CHECK(after(h + bytes_of(make(frame_kind::iomap, 0, 10, 0))) ==
         "peer 10.0.0.9:4242: frame 2 (IOMAP offset 0xa length 0): map of length 0 at that offset");
-  CHECK(after(h + h) == "peer 10.0.0.9:4242: frame 2 (HELLO offset 0x2 length 0): a second HELLO");
+  CHECK(after(h + h) == "peer 10.0.0.9:4242: frame 2 (HELLO offset 0x3 length 0): a second HELLO");
 }
 
 TEST_CASE("a placement inside the map is written there, and nothing around it") {
@@ -422,17 +489,17 @@ TEST_CASE("a HELLO's flags, reserved bits and map bound are checked") {
     return bytes_of(f);
   };
   CHECK(after(with(1, 0, 16)) ==
-        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x2 length 16): flags or reserved bits set");
+        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x3 length 16): flags or reserved bits set");
   CHECK(after(with(0, 7, 16)) ==
-        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x2 length 16): flags or reserved bits set");
+        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x3 length 16): flags or reserved bits set");
   CHECK(after(with(0, 0, max_maps + 1)) ==
-        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x2 length 32513): accepts 32513 maps, more "
+        "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x3 length 32513): accepts 32513 maps, more "
         "than the 32512 the protocol allows");
   CHECK(after(with(0, 0, 16)).empty());
   auto v1 = make(frame_kind::hello, 0, 1, hello_magic);
   CHECK(after(bytes_of(v1)) ==
         "peer 10.0.0.9:4242: frame 1 (HELLO offset 0x1 length 0): protocol version 1; only "
-        "version 2 is spoken");
+        "version 3 is spoken");
 }
 
 TEST_CASE("a gated protocol holds the peer's maps and placements until authorized") {

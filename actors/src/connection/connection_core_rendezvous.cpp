@@ -11,7 +11,9 @@
 //     which the sender takes the map down and lets go of the buffer;
 //   - elsewhere (tcp): the receiver maps its destination and asks `pull`;
 //     the sender writes the buffer there from where it lies, then says
-//     `pushed` behind the bytes, and lets go of it once they went.
+//     `pushed` behind the bytes, and lets go of it once they went. Where
+//     the channel has maps written once (tcp), the map ends with its last
+//     byte, with no unmap round, and a `pushed` short of it is a lie.
 // A loan the sender could not map for reading (a buffer of many pieces,
 // or no map slot free at the peer) lies in its own range of offsets and
 // is pushed on either fabric. Every step names a loan by its offset; one
@@ -31,9 +33,10 @@ std::vector<buffer> pieces_of(const buffer& b) {
   return b.gathered() ? b.pieces() : std::vector<buffer>{b};
 }
 
-// Maps b piece after piece at consecutive offsets from `at`; false (and
-// nothing mapped) if any piece cannot be.
-bool map_pieces(channels::channel& ch, const buffer& b, std::uint64_t at, std::uint8_t access) {
+// Maps b piece after piece at consecutive offsets from `at`; the first
+// failure's status (and nothing mapped) if any piece cannot be.
+channels::status map_pieces(channels::channel& ch, const buffer& b, std::uint64_t at,
+                            std::uint8_t access) {
   auto pieces = pieces_of(b);
   std::uint64_t offset = at;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -41,18 +44,21 @@ bool map_pieces(channels::channel& ch, const buffer& b, std::uint64_t at, std::u
     if (r.st != channels::status::ok) {
       for (std::size_t j = 0, back = at; j < i; back += pieces[j].size(), ++j)
         ch.unmap(back);
-      return false;
+      return r.st;
     }
     offset += pieces[i].size();
   }
-  return true;
+  return channels::status::ok;
 }
 
-void unmap_pieces(channels::channel& ch, const buffer& b, std::uint64_t at) {
+// False if a map to be written once was not all written.
+bool unmap_pieces(channels::channel& ch, const buffer& b, std::uint64_t at) {
+  bool whole = true;
   for (const auto& p : pieces_of(b)) {
-    ch.unmap(at);
+    whole = ch.unmap(at) != channels::status::incomplete && whole;
     at += p.size();
   }
+  return whole;
 }
 
 }  // namespace
@@ -73,7 +79,8 @@ std::optional<std::uint64_t> connection_core::lend(const buffer& b) {
   bool mapped =
       settings_.reads_one_sided && (!b.gathered() || b.pieces().size() <= most_pieces_mapped);
   auto at = lent_.next_offset(b.size(), mapped);
-  if (mapped && (!at || !map_pieces(ch_, b, *at, channels::map_access::read))) {
+  if (mapped &&
+      (!at || map_pieces(ch_, b, *at, channels::map_access::read) != channels::status::ok)) {
     mapped = false;
     at = lent_.next_offset(b.size(), false);
   }
@@ -131,7 +138,11 @@ void connection_core::on_fetch_step(const arena_step& s) {
                     ", which this node did not ask for");
       auto p = std::move(it->second);
       pulls_.erase(it);
-      unmap_pieces(ch_, p.into, p.map);
+      // Where maps are written once (tcp), a push that left a byte
+      // unwritten would show the application what that memory held.
+      if (!unmap_pieces(ch_, p.into, p.map))
+        return fail(where + "the peer says it pushed " + loan_at() +
+                    ", and did not write all of it");
       fetch_landed(p.job, std::move(p.into));
       return;
     }
@@ -170,7 +181,16 @@ bool connection_core::start_fetches() {
       return true;
     }
     auto map = next_pull_map_;
-    if (!map_pieces(ch_, into, map, channels::map_access::write)) {
+    // Written once where the fabric can (tcp): no unmap round, and a push
+    // that leaves a byte unwritten is caught.
+    auto mapped = channels::status::unsupported;
+    if (pulls_once_)
+      mapped = map_pieces(ch_, into, map, channels::map_access::write | channels::map_access::once);
+    if (mapped == channels::status::unsupported) {
+      pulls_once_ = false;
+      mapped = map_pieces(ch_, into, map, channels::map_access::write);
+    }
+    if (mapped != channels::status::ok) {
       if (!pulls_.empty()) {
         fetch_order_.retry(*j);  // the peer's map table is full: once a pull ends
         return moved;

@@ -364,11 +364,19 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
   if (is(phase::setting_up) && !setup_)
     return false;
   // What the rounds below send leaves in one write when they are done.
+  // That write may finish iowrites: their sources free, the messages that
+  // waited for them (a loan's end) go in another turn, not at the next
+  // wake, which may never come (the peer owes us nothing).
   struct corked {
-    channels::channel& ch;
-    explicit corked(channels::channel& c) : ch(c) { ch.cork(true); }
-    ~corked() { ch.cork(false); }
-  } batch{*ch_};
+    link& l;
+    explicit corked(link& x) : l(x) { l.ch_->cork(true); }
+    ~corked() {
+      bool waiting = l.ch_->has_events();  // not for this turn: not again
+      l.ch_->cork(false);
+      if (!waiting && l.ch_->has_events() && !l.is(phase::closed))
+        l.loop_.wake(l.shared_from_this());
+    }
+  } batch{*this};
   if (!polled) {
     if (busy_poll)
       ch_->busy_poll();

@@ -280,6 +280,8 @@ const char* to_string(status value) {
       return "no free iomap slot";
     case status::unsupported:
       return "no RDMA READ on this connection";
+    case status::incomplete:
+      return "a map to be written once was not all written";
     default:
       return "invalid";
   }

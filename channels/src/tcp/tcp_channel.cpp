@@ -196,9 +196,9 @@ void tcp_channel::consume(std::size_t n) {
 
 map_result tcp_channel::map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
                             std::uint8_t access) {
-  if (access != map_access::write)
+  if ((access & ~map_access::once) != map_access::write)
     return {status::unsupported};
-  auto r = proto_.map(base, length, offset);
+  auto r = proto_.map(base, length, offset, (access & map_access::once) != 0);
   flush();
   return r;
 }

@@ -192,7 +192,8 @@ void tcp_protocol::grow_ring() {
   ring_head_ = 0;
 }
 
-map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::uint64_t> offset) {
+map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
+                             bool once) {
   if (closed())
     return {status::closed};
   std::uint64_t at = offset.value_or(reinterpret_cast<std::uint64_t>(base));
@@ -205,10 +206,11 @@ map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::
   auto most = hello_seen_ ? peer_accepts_maps_ : params_.max_peer_maps;
   if (local_maps_.size() >= most)
     return {status::no_space};
-  if (!local_maps_.add({at, length, static_cast<unsigned char*>(base)}))
+  if (!local_maps_.add({at, length, static_cast<unsigned char*>(base), once}))
     return {status::invalid};
   frame f;
   f.kind = frame_kind::iomap;
+  f.flags = once ? map_once : 0;
   f.offset = at;
   f.extra = length;
   queue(f);
@@ -219,6 +221,11 @@ status tcp_protocol::unmap(std::uint64_t offset) {
   region gone;
   if (!local_maps_.remove(offset, &gone))
     return status::invalid;
+  bool filled = gone.once && gone.filled == gone.length;
+  if (placing_once_ && placing_once_->offset == offset)
+    placing_once_ = nullptr;
+  if (filled)
+    return status::ok;  // the peer let go of it with its last byte
   // Until the peer acknowledges, its iowrites already on the way are read
   // and dropped; the memory itself is the caller's again at once, even
   // for the rest of a payload that was being placed into it.
@@ -231,7 +238,7 @@ status tcp_protocol::unmap(std::uint64_t offset) {
     f.offset = offset;
     queue(f);
   }
-  return status::ok;
+  return gone.once ? status::incomplete : status::ok;
 }
 
 io_result tcp_protocol::iowrite(const void* source, std::size_t length, std::uint64_t offset,
@@ -255,9 +262,13 @@ io_result tcp_protocol::iowrite_pieces(const piece* pieces, std::size_t count, s
   status stopped = status::ok;
   while (done < length) {
     std::uint64_t at = offset + done;
-    const region* m = peer_maps_.holding(at, 1);
+    region* m = peer_maps_.holding(at, 1);
     if (!m) {
       stopped = status::no_mapping;
+      break;
+    }
+    if (m->once && at != m->offset + m->filled) {
+      stopped = status::invalid;  // written once, in order
       break;
     }
     if (out_.size() >= params_.max_pending) {
@@ -293,6 +304,10 @@ io_result tcp_protocol::iowrite_pieces(const piece* pieces, std::size_t count, s
       left -= k;
     }
     done += n;
+    // A once map all written ends here, as it does at the peer once the
+    // last byte is placed.
+    if (m->once && (m->filled += n) == m->length)
+      peer_maps_.remove(m->offset);
   }
   if (done > 0) {
     out_.back().reports = true;

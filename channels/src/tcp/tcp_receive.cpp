@@ -157,6 +157,9 @@ void tcp_protocol::take(std::size_t n) {
 }
 
 void tcp_protocol::finish_payload() {
+  if (rstate_ == rstate::place && placing_once_)
+    placing_once_->filled += current_.length;
+  placing_once_ = nullptr;
   rstate_ = rstate::header;
   header_got_ = 0;
 }
@@ -189,7 +192,8 @@ void tcp_protocol::process_header() {
   header_got_ = 0;
   if (!hello_seen_)
     return on_hello(f);
-  if (f.flags != 0 || f.reserved != 0)
+  std::uint8_t allowed = f.kind == frame_kind::iomap ? map_once : 0;
+  if ((f.flags & ~allowed) != 0 || f.reserved != 0)
     return protocol_error(f, "flags or reserved bits set");
   bool placement = f.kind == frame_kind::iowrite || f.kind == frame_kind::iomap ||
                    f.kind == frame_kind::iounmap || f.kind == frame_kind::iounmap_ack;
@@ -225,8 +229,13 @@ void tcp_protocol::process_frame(const frame& f) {
       }
       if (f.length > std::numeric_limits<std::uint64_t>::max() - f.offset)
         return protocol_error(f, "placement wraps past the end of the address space");
-      if (const region* m = local_maps_.holding(f.offset, f.length)) {
+      if (region* m = local_maps_.holding(f.offset, f.length)) {
+        if (m->once && f.offset != m->offset + m->filled)
+          return protocol_error(f, "a map to be written once, written at offset " +
+                                       std::to_string(f.offset - m->offset) + " after " +
+                                       std::to_string(m->filled) + " bytes");
         place_at_ = m->base + (f.offset - m->offset);
+        placing_once_ = m->once ? m : nullptr;
         rstate_ = rstate::place;
         return;
       }
@@ -242,7 +251,7 @@ void tcp_protocol::process_frame(const frame& f) {
       if (peer_maps_.size() >= params_.max_peer_maps)
         return protocol_error(f, "more than the " + std::to_string(params_.max_peer_maps) +
                                      " maps this node accepts (channel.iomap_size)");
-      if (!peer_maps_.add({f.offset, f.extra, nullptr}))
+      if (!peer_maps_.add({f.offset, f.extra, nullptr, (f.flags & map_once) != 0}))
         return protocol_error(f, "map overlaps an earlier one");
       emit({event_kind::peer_iomap, f.offset, f.extra, 0});
       return;

@@ -324,6 +324,8 @@ map_result rdma_channel::map_dmabuf(void* base, std::size_t length, int fd,
 map_result rdma_channel::map_exposed(void* base, std::size_t length, int dmabuf,
                                      std::optional<std::uint64_t> offset, std::uint8_t access) {
   constexpr std::uint8_t known = map_access::write | map_access::read | map_access::atomic;
+  if (access & map_access::once)
+    return {status::unsupported};  // placements are not seen here, so not counted
   if (access == 0 || (access & ~known) != 0)
     return {status::invalid};
   if (access != map_access::write && read_depth_ == 0)

@@ -32,8 +32,12 @@ using engine::status;
 // What the peer may do with a map (bits): write into it (iowrite), and,
 // where the connection reads one-sided (channel::one_sided), read it
 // (ioread) and run atomics on its words (ioatomic).
+// `once` (with write; tcp only, unsupported elsewhere): the peer writes
+// the map once, in order from its start; all written, it ends on both
+// sides with no unmap round, and unmap() sends nothing. Its unmap() says
+// incomplete if not every byte was written.
 namespace map_access {
-constexpr std::uint8_t write = 1, read = 2, atomic = 4;
+constexpr std::uint8_t write = 1, read = 2, atomic = 4, once = 8;
 }
 
 class channel {
@@ -138,6 +142,10 @@ class channel {
   // keeps its session until it dies).
   virtual void keep_alive_within(std::chrono::nanoseconds /*silence*/) {}
   virtual bool take_events(std::vector<event>& out) = 0;
+  // Whether events wait that wait_fd() will not signal: uncorking (tcp: its
+  // write) can finish iowrites, whose iowrite_done the owner must take in
+  // before it sleeps. (rdma: none; its completions are polled.)
+  virtual bool has_events() const { return false; }
 
   virtual bool closed() const = 0;
   // Closed by a failure (not an orderly end): poll reports an error.

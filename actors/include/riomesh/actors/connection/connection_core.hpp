@@ -256,6 +256,7 @@ class connection_core {
   };
   std::map<std::uint64_t, pull> pulls_;
   std::uint64_t next_pull_map_ = pull_maps_from;
+  bool pulls_once_ = true;  // the channel maps them to be written once
   static constexpr std::uint64_t pull_maps_from = std::uint64_t{1} << 60;
   std::map<std::uint64_t, std::uint64_t> leases_;  // iowrite token -> pinned registration
   std::map<std::uint64_t, std::vector<std::uint64_t>> piece_leases_;  // of write_pieces

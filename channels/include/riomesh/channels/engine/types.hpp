@@ -145,6 +145,7 @@ enum class status : std::uint8_t {
   no_space,     // riomap: no free slot in the peer's iomap table
   invalid,      // a call's arguments contradict the state (overlap, unknown map)
   unsupported,  // rioread, rioatomic: the connection negotiated no RDMA READ
+  incomplete,   // unmap of a map to be written once that was not all written
 };
 
 struct io_result {

@@ -14,7 +14,8 @@ enum class frame_kind : std::uint8_t {
                     // how many maps its sender accepts from the receiver
   data = 2,         // `length` stream bytes follow
   iowrite = 3,      // `length` bytes follow, for the receiver's map at `offset`
-  iomap = 4,        // the sender mapped [offset, offset + extra) for the receiver
+  iomap = 4,        // the sender mapped [offset, offset + extra) for the receiver;
+                    // flag once: to be written once, in order (see below)
   iounmap = 5,      // the sender withdrew its map at `offset`
   iounmap_ack = 6,  // no more iowrites to the receiver's map at `offset` follow
   shutdown = 7,     // the sender sends no more DATA or IOWRITE
@@ -25,13 +26,19 @@ enum class frame_kind : std::uint8_t {
 inline constexpr std::size_t header_size = 24;
 inline constexpr std::uint64_t hello_magic = 0x504354314853524dull;  // "MRSH1TCP"
 // Version 2: HELLO carries the sender's bound on the receiver's maps.
-inline constexpr std::uint64_t protocol_version = 2;
+// Version 3: IOMAP's flag once.
+inline constexpr std::uint64_t protocol_version = 3;
+// An IOMAP flag: the receiver writes the map once, each IOWRITE where the
+// last one ended, from its start. When the last byte is written, the map
+// ends on both sides, with no IOUNMAP round; and its owner knows every
+// byte of it was written.
+inline constexpr std::uint8_t map_once = 1;
 // The most maps a HELLO may accept (as rsockets' largest iomap).
 inline constexpr std::uint32_t max_maps = 32512;
 
 struct frame {
   frame_kind kind = frame_kind::keepalive;
-  std::uint8_t flags = 0;      // none defined: must be 0
+  std::uint8_t flags = 0;      // IOMAP: map_once; otherwise 0
   std::uint16_t reserved = 0;  // must be 0
   std::uint32_t length = 0;    // payload bytes after the header
   std::uint64_t offset = 0;

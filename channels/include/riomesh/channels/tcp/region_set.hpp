@@ -11,6 +11,8 @@ namespace riomesh::channels::tcp {
 struct region {
   std::uint64_t offset = 0, length = 0;
   unsigned char* base = nullptr;  // where it lives here; null for the peer's
+  bool once = false;              // written once, in order (frame.hpp's map_once)
+  std::uint64_t filled = 0;       // of a once map: bytes written from its start
 };
 
 class region_set {
@@ -22,6 +24,9 @@ class region_set {
   bool remove(std::uint64_t offset, region* out = nullptr);
   // The region holding all of [at, at + n), or null. Overflow-safe.
   const region* holding(std::uint64_t at, std::uint64_t n) const;
+  region* holding(std::uint64_t at, std::uint64_t n) {
+    return const_cast<region*>(static_cast<const region_set*>(this)->holding(at, n));
+  }
   bool overlaps(std::uint64_t at, std::uint64_t n) const;
 
   std::size_t size() const { return regions_.size(); }

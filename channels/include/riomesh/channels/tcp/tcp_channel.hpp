@@ -58,6 +58,7 @@ class tcp_channel final : public channel, public stream_guard {
     return tls_ && proto_.input_secured() && tls_->pending() && proto_.takes_bytes();
   }
   bool take_events(std::vector<event>& out) override { return proto_.take_events(out); }
+  bool has_events() const override { return proto_.has_events(); }
   stream_guard* guard() override { return this; }
   void authorize() override;
   std::string held_frame() const override { return proto_.held_frame(); }

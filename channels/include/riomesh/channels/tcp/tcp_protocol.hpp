@@ -74,7 +74,11 @@ class tcp_protocol {
   io_result recv(void* out, std::size_t length);
   std::pair<const unsigned char*, std::size_t> peek() const;
   void consume(std::size_t n);
-  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset);
+  // `once`: the peer writes it once, in order (frame.hpp's map_once).
+  map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
+                 bool once = false);
+  // A once map all written is gone on both sides already: nothing is sent.
+  // One not all written is withdrawn as any map, and said incomplete.
   status unmap(std::uint64_t offset);
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token);
@@ -136,6 +140,7 @@ class tcp_protocol {
   bool finished() const { return closed() && out_.empty(); }
 
   bool take_events(std::vector<event>& out);
+  bool has_events() const { return !events_.empty(); }
   bool closed() const { return phase_ != phase::open; }
   bool failed() const { return phase_ == phase::failed; }
   const std::string& reason() const { return reason_; }
@@ -194,6 +199,7 @@ class tcp_protocol {
   frame current_;
   std::size_t payload_left_ = 0;
   unsigned char* place_at_ = nullptr;
+  region* placing_once_ = nullptr;  // the once map the payload being placed fills
   std::vector<unsigned char> ring_;
   std::size_t ring_head_ = 0, ring_used_ = 0;
   std::vector<unsigned char> scratch_;
