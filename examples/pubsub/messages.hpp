@@ -44,7 +44,7 @@ using ended_atom = caf::atom_constant<caf::atom("ps_ended")>;
 struct sample {
   std::string topic;
   std::string publisher;
-  std::uint64_t run = 0;  // drawn at the publisher's start
+  std::uint64_t run = 0;  // the publisher's start: later runs are larger
   std::uint64_t seq = 0;
   std::uint64_t total = 0;    // how many this run sends in all
   std::uint64_t sent_ns = 0;  // system clock at the publisher: latency

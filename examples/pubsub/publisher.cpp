@@ -4,9 +4,9 @@
 // broker is lost, the posts it had not answered are sent again, in order,
 // once it is back (subscribers drop what they already have): delivery is at
 // least once across a broker restart, and exactly once, in order, otherwise.
-// Each start is a run of its own (a number drawn then, in every sample), so
-// that subscribers tell a publisher started again under the same name from
-// one that sends its samples again.
+// Each start is a run of its own (a number from its start time, in every
+// sample), so that subscribers tell a publisher started again under the
+// same name from one that sends its samples again.
 #include "actors.hpp"
 #include "broker_lookup.hpp"
 #include "messages.hpp"
@@ -16,6 +16,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include <chrono>
 #include <random>
 #include <set>
 
@@ -192,8 +193,12 @@ void pump(publisher_ptr self) {
 caf::behavior publisher(publisher_ptr self, riomesh::runtime* rt, publisher_config cfg) {
   self->state.cfg = std::move(cfg);
   self->state.rt = rt;
-  std::random_device entropy;
-  self->state.run = (std::uint64_t{entropy()} << 32) | entropy();
+  // Later runs are larger: the start in microseconds of its host's clock,
+  // with random bits below, for two started in the same microsecond.
+  auto started = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  self->state.run =
+      (static_cast<std::uint64_t>(started.count()) << 8) | (std::random_device{}() & 0xffu);
   self->set_down_handler([=](caf::down_msg& d) {
     if (d.source == self->state.broker.address())
       lost(self, d.reason ? self->system().render(d.reason) : "exited");

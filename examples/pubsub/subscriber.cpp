@@ -28,9 +28,7 @@ struct stream_position {
   std::uint64_t last = 0;  // the last sequence number taken
   bool started = false;    // something of this run came (or its end was told)
   bool done = false;
-  std::vector<std::uint64_t> left;  // the publisher's earlier runs, newest last
 };
-constexpr std::size_t runs_remembered = 8;
 
 struct subscriber_state {
   subscriber_config cfg;
@@ -145,7 +143,8 @@ void end_stream(subscriber_ptr self, stream_position& stream) {
 }
 
 // The stream of `publisher`'s `run`: a new one when the publisher started
-// again; null for a run it left, whose samples still on the way are stale.
+// again (a later run); null for an earlier run, whose samples still on the
+// way are stale.
 stream_position* stream_of(subscriber_ptr self, const std::string& publisher, std::uint64_t run) {
   auto& st = self->state;
   auto [pos, first] = st.streams.try_emplace(publisher);
@@ -154,15 +153,12 @@ stream_position* stream_of(subscriber_ptr self, const std::string& publisher, st
     stream.run = run;
     return &stream;
   }
-  if (std::find(stream.left.begin(), stream.left.end(), run) != stream.left.end())
+  if (run < stream.run)
     return nullptr;
   say(self, "publisher_restarted",
       {{"publisher", publisher},
        {"run", std::to_string(run)},
        {"last_of_old_run", stream.started ? std::to_string(stream.last) : "-"}});
-  stream.left.push_back(stream.run);
-  if (stream.left.size() > runs_remembered)
-    stream.left.erase(stream.left.begin());
   // A stream that had ended is open again: done once this run ends too.
   if (stream.done)
     st.finished = false;
@@ -177,7 +173,7 @@ std::uint64_t take(subscriber_ptr self, const sample& s) {
   auto arrived = now_ns();
   auto* stream = stream_of(self, s.publisher, s.run);
   if (!stream || (stream->started && s.seq <= stream->last)) {
-    ++st.duplicates;  // sent again after a broker loss, or of a run left: already taken
+    ++st.duplicates;  // sent again after a broker loss, or of an earlier run
     return s.seq;
   }
   if (stream->started && s.seq != stream->last + 1) {

@@ -36,6 +36,12 @@ template <class Member>
 class topic_table {
  public:
   explicit topic_table(topic_limits l) : limits_(l) {}
+  // Moved only: the index holds iterators into the list, which a move
+  // keeps and a copy would not.
+  topic_table(topic_table&&) = default;
+  topic_table& operator=(topic_table&&) = default;
+  topic_table(const topic_table&) = delete;
+  topic_table& operator=(const topic_table&) = delete;
 
   enum class joined { added, known, no_topic_room, no_subscriber_room };
 

@@ -62,11 +62,12 @@ def feed_frame(kind, length=0, offset=0, extra=0, payload=b""):
     return out
 
 
-hello = feed_frame(1, 16, 2, 0x504354314853524D)  # version 2, accepts 16 maps
+hello = feed_frame(1, 16, 3, 0x504354314853524D)  # version 3, accepts 16 maps
 gated = bytes([0xFE])
 authorize = bytes([4])
 read = bytes([2]) + struct.pack("<H", 4095)
 map_region = bytes([3, 1])
+map_once = bytes([3, 2])  # to be written once, in order
 unmap_region = bytes([3, 0, 1])
 write("tcp_frames", "data", hello + feed_frame(2, 5, payload=b"hello") + read)
 write("tcp_frames", "iowrite", hello + map_region +
@@ -77,6 +78,12 @@ write("tcp_frames", "unmap", hello + map_region + unmap_region +
       feed_frame(3, 8, 0x10000, payload=b"C" * 8) + feed_frame(6, 0, 0x10000) + read)
 write("tcp_frames", "peer-map-shutdown", hello + feed_frame(4, 0, 0x5000, 4096) +
       feed_frame(5, 0, 0x5000) + feed_frame(8) + feed_frame(7) + read)
+write("tcp_frames", "iowrite-once", hello + map_once +
+      feed_frame(3, 2048, 0x10000, payload=b"D" * 2048) +
+      feed_frame(3, 2048, 0x10000 + 2048, payload=b"E" * 2048) + unmap_region +
+      feed_frame(3, 16, 0x10000, payload=b"F" * 16) + read)
+write("tcp_frames", "iowrite-once-out-of-order", hello + map_once +
+      feed_frame(3, 16, 0x10000 + 16, payload=b"G" * 16) + read)
 write("tcp_frames", "gated-held-map", gated + hello + feed_frame(2, 5, payload=b"hello") +
       feed_frame(4, 0, 0x5000, 4096) + read + authorize + feed_frame(5, 0, 0x5000) + read)
 write("tcp_frames", "gated-iowrite", gated + hello + map_region +

@@ -59,17 +59,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           std::abort();
         break;
       }
-      case 3:  // the application exposes the region at 0x10000, or withdraws it
-        if (in.take<std::uint8_t>() % 2) {
-          if (proto.map(region, 4096, std::uint64_t{map_at}).st == status::ok)
+      case 3: {  // the application exposes the region at 0x10000 (once or not), or withdraws it
+        auto how = in.take<std::uint8_t>() % 3;
+        if (how > 0) {
+          if (proto.map(region, 4096, std::uint64_t{map_at}, how == 2).st == status::ok)
             withdrawn = false;
-        } else if (proto.unmap(in.take<std::uint8_t>() % 2 ? map_at : in.take<std::uint64_t>()) ==
-                   status::ok) {
+        } else if (auto st =
+                       proto.unmap(in.take<std::uint8_t>() % 2 ? map_at : in.take<std::uint64_t>());
+                   st == status::ok || st == status::incomplete) {
           // The memory is ours again at once: nothing may land in it now.
           std::memset(region, 0xCD, 4096);
           withdrawn = true;
         }
         break;
+      }
       case 4: {  // the session is authenticated (gated only)
         proto.authorize();
         // Held means read nothing more; nothing was placed meanwhile.

@@ -190,6 +190,9 @@ bool connection_core::start_fetches() {
       pulls_once_ = false;
       mapped = map_pieces(ch_, into, map, channels::map_access::write);
     }
+    // Past the range even where mapping failed: pieces it took back stay
+    // withdrawn until the peer acknowledges, and a retry there would clash.
+    next_pull_map_ += (j->length + 4095) / 4096 * 4096 + 4096;
     if (mapped != channels::status::ok) {
       if (!pulls_.empty()) {
         fetch_order_.retry(*j);  // the peer's map table is full: once a pull ends
@@ -199,7 +202,6 @@ bool connection_core::start_fetches() {
            " bytes for the peer to push a lent buffer into (channel.iomap_size?)");
       return true;
     }
-    next_pull_map_ += (j->length + 4095) / 4096 * 4096 + 4096;
     pulls_[j->offset] = {*j, into, map};
     send_step({arena_step::kind::pull, j->offset, map});
     moved = true;

@@ -218,12 +218,12 @@ map_result tcp_protocol::map(void* base, std::size_t length, std::optional<std::
 }
 
 status tcp_protocol::unmap(std::uint64_t offset) {
+  if (placing_once_ && placing_once_->offset == offset)
+    placing_once_ = nullptr;  // before its node goes
   region gone;
   if (!local_maps_.remove(offset, &gone))
     return status::invalid;
   bool filled = gone.once && gone.filled == gone.length;
-  if (placing_once_ && placing_once_->offset == offset)
-    placing_once_ = nullptr;
   if (filled)
     return status::ok;  // the peer let go of it with its last byte
   // Until the peer acknowledges, its iowrites already on the way are read

@@ -35,7 +35,8 @@ using engine::status;
 // `once` (with write; tcp only, unsupported elsewhere): the peer writes
 // the map once, in order from its start; all written, it ends on both
 // sides with no unmap round, and unmap() sends nothing. Its unmap() says
-// incomplete if not every byte was written.
+// incomplete if not every byte was written; unmap it so only while the
+// peer is not writing it (before asking it to, or to end the connection).
 namespace map_access {
 constexpr std::uint8_t write = 1, read = 2, atomic = 4, once = 8;
 }

@@ -78,7 +78,10 @@ class tcp_protocol {
   map_result map(void* base, std::size_t length, std::optional<std::uint64_t> offset,
                  bool once = false);
   // A once map all written is gone on both sides already: nothing is sent.
-  // One not all written is withdrawn as any map, and said incomplete.
+  // One not all written is withdrawn as any map, and said incomplete; the
+  // peer must not be writing it then (it was never asked to, or it lied
+  // and the connection ends): a peer that fills it while the IOUNMAP is on
+  // its way no longer knows the map, and closes the connection.
   status unmap(std::uint64_t offset);
   io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
                     std::uint64_t token);
