@@ -1,5 +1,7 @@
 #include <riomesh/channels/tcp/tcp_channel.hpp>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -96,6 +98,18 @@ bool tcp_channel::secure(ssl_st* tls, std::string& error) {
   return true;
 }
 
+// After a bulk read, the bytes are acknowledged now, not at the delayed
+// acknowledgement's timer: the peer's socket frees what they took for its
+// next write. Its own frames used to do that (each pulled 1 MiB answered
+// by an IOUNMAP); without them, 1 MiB one-way ran at 0.77-0.83x raw TCP
+// against 1.01-1.13x with this. Linux leaves quick-ack mode by itself, so
+// it is asked again after each such read: one system call per 64 KiB at
+// least, none for small messages.
+void tcp_channel::quick_ack() {
+  int on = 1;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_QUICKACK, &on, sizeof on);
+}
+
 void tcp_channel::read_some() {
   wants_room_ = false;
   // Bounded, so one busy peer cannot starve the others of a progress thread.
@@ -137,6 +151,8 @@ void tcp_channel::read_some() {
       return;
     }
     proto_.on_read(static_cast<std::size_t>(got));
+    if (static_cast<std::size_t>(got) >= quick_ack_from)
+      quick_ack();
     if (static_cast<std::size_t>(got) < room)
       return;  // drained for now
   }
