@@ -79,8 +79,9 @@ class tcp_channel final : public channel, public stream_guard {
   void flush();
   void flush_sealed();
   void read_some();
-  void quick_ack();
-  static constexpr std::size_t quick_ack_from = 64 * 1024;  // bytes in one read
+  void count_read(std::size_t n);
+  static constexpr std::size_t quick_ack_from = 64 * 1024;
+  std::size_t read_since_ack_ = 0;
   io_result send_corked(const unsigned char* data, std::size_t length);
   void release_socket();
 
