@@ -5,6 +5,7 @@
 // and the actor as others see it (asked, told, monitored). No node: what
 // a link reports goes to a recorder.
 #include "channel_pair.hpp"
+#include "link_harness.hpp"
 
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/io/connection_actor.hpp>
@@ -36,8 +37,14 @@ using namespace riomesh;
 using namespace riomesh::actors;
 using namespace riomesh::channels;
 using namespace std::chrono_literals;
+using test::actor_system_holder;
+using test::io_thread;
 
 namespace {
+
+connection_params params(const std::string& name, const std::string& secret, bool dialed) {
+  return test::link_params(name, secret, dialed);
+}
 
 // What the links reported, in order, for the test to wait on.
 class recorder final : public link_events {
@@ -97,54 +104,12 @@ class recorder final : public link_events {
   std::deque<report> reports_;
 };
 
-connection_params params(const std::string& name, const std::string& secret, bool dialed) {
-  connection_params p;
-  p.node_name = name;
-  actors::credentials c;
-  c.secret = secret;
-  p.tls = std::make_shared<actors::tls_context>(name, c);
-  p.dialed = dialed;
-  p.arena_size = 1 << 20;
-  p.releases.delay = std::chrono::microseconds(0);
-  p.tick = std::chrono::milliseconds(50);
-  return p;
-}
-
 outbound_message numbered(int i) {
   outbound_message m;
   m.env.request_id = static_cast<std::uint64_t>(i);
   m.env.body = {static_cast<unsigned char>(i)};
   return m;
 }
-
-// The actor system and one I/O thread with its connection host: what
-// every connection needs. The loop stops first, ending its connections
-// while the system still runs their actors.
-struct io_thread {
-  caf::actor_system& sys;
-  io_loop loop;
-  connection_host host{sys, loop};
-  explicit io_thread(caf::actor_system& s) : sys(s) {}
-  ~io_thread() { loop.stop(); }
-  // A link with its actor, adopted by the loop.
-  std::pair<std::shared_ptr<actors::link>, connection_actor> adopt(
-      std::uint64_t id, std::shared_ptr<channel> ch, const connection_params& p,
-      const std::shared_ptr<recorder>& r) {
-    auto l = std::make_shared<actors::link>(id, std::move(ch), p, loop, r);
-    auto actor = spawn_connection(sys, host, l);
-    loop.adopt(l);
-    return {l, actor};
-  }
-};
-
-struct actor_system_holder {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  actor_system_holder() {
-    cfg.set("scheduler.max-threads", 2);
-    sys = std::make_unique<caf::actor_system>(cfg);
-  }
-};
 
 // Two connections over a channel pair, each on its own I/O thread, with
 // the same secret: what most cases start from.

@@ -708,6 +708,24 @@ void check_invariants(sim::engine_link& pair, bool cut) {
   }
 }
 
+// What an engine that made no progress waits for: to read a deadlock by.
+std::string stall_report(const engine::engine& e) {
+  auto st = e.state();
+  std::ostringstream out;
+  const char* blocker = e.send_blocker();
+  out << (blocker ? std::string("cannot send: ") + blocker : std::string("can send")) << "; sends "
+      << st.sends << " limit " << st.send_limit << " peer credits " << st.peer_credits
+      << " consumed " << st.consumed << "; in flight: data " << st.data_in_flight << " control "
+      << st.control_in_flight << "; unread " << st.queued_bytes << " received " << st.bytes_received
+      << " published " << st.bytes_published;
+  if (const auto* wr = e.oldest_posted())
+    out << "; oldest posted: wr " << wr->wr_id << " role " << static_cast<int>(wr->role)
+        << " bytes " << wr->bytes;
+  else
+    out << "; nothing posted";
+  return out.str();
+}
+
 // Bounds a run without progress: in steps on the simulated fabric, where
 // nothing happens between steps; in time on hardware, where writes land
 // while we look elsewhere and the VM's emulated CPU is slow.
@@ -787,9 +805,10 @@ outcome run_scenario(std::uint64_t seed, const limits& lim, const link_factory& 
           pair.pending_completions(0) == 0 && pair.pending_completions(1) == 0)
         break;
       idle.saw(progress);
-      expect(!idle.stuck(), "no progress for ", idle.limit(), " (deadlock): a ",
-             pair.eng(0).can_send() ? "can" : "cannot", " send, b ",
-             pair.eng(1).can_send() ? "can" : "cannot", " send");
+      if (idle.stuck())
+        expect(false, "no progress for ", idle.limit(),
+               " (deadlock):\n    a: ", stall_report(pair.eng(0)),
+               "\n    b: ", stall_report(pair.eng(1)));
     }
     if (!cut) {
       // Close both ends; every byte was read, so this must end cleanly.

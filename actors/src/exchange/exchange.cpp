@@ -82,9 +82,13 @@ void exchange::route(const std::string& peer, std::shared_ptr<link> l) {
 }
 
 std::shared_ptr<link> exchange::route_to(const std::string& peer) const {
-  std::lock_guard<std::mutex> guard(impl_->routes_lock);
-  auto it = impl_->routes.find(peer);
-  return it == impl_->routes.end() ? nullptr : it->second;
+  return impl_->route_to(peer);
+}
+
+std::shared_ptr<link> exchange::impl::route_to(const std::string& peer) const {
+  std::lock_guard<std::mutex> guard(routes_lock);
+  auto it = routes.find(peer);
+  return it == routes.end() ? nullptr : it->second;
 }
 
 // ---- outbound ------------------------------------------------------------------
@@ -551,11 +555,16 @@ node_counters exchange::counters() const {
   out.bad_inbound = c.bad_inbound;
   out.system_refused = c.system_refused;
   out.links_refused = c.links_refused;
-  out.thens_carried = c.thens_carried;
-  out.grant_bytes_out = c.grant_bytes_out;
-  out.grant_bytes_in = c.grant_bytes_in;
-  out.grants_fetched = c.grants_fetched;
-  out.grants_served = c.grants_served;
+  // Both sides of grants count their own.
+  const auto& lent = impl_->lent.counters();
+  const auto& held = impl_->holding.counters();
+  out.thens_carried = lent.thens_carried + held.thens_carried;
+  out.grant_bytes_out = lent.bytes_out + held.bytes_out;
+  out.grant_bytes_in = lent.bytes_in + held.bytes_in;
+  out.grants_fetched = lent.fetched + held.fetched;
+  out.grants_served = lent.served + held.served;
+  out.payload_copied_in += lent.copied_in;
+  out.bytes_placed_in += lent.copied_in;
   out.mailbox_enqueues = c.mailbox_enqueues;
   out.connection_enqueues = c.connection_enqueues;
   if (impl_->executor) {

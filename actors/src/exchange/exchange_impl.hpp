@@ -1,12 +1,14 @@
 // The exchange's state, shared by its files: tables and outbound
-// (exchange.cpp), inbound (exchange_inbound.cpp).
+// (exchange.cpp), inbound (exchange_inbound.cpp), actor handles across
+// nodes (exchange_handles.cpp), and the port the two sides of grants use
+// (exchange_grants.cpp).
 #pragma once
 
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/connection/connection_messages.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
-#include <riomesh/actors/grants/grant_uses.hpp>
-#include <riomesh/actors/grants/grant_wire.hpp>
+#include <riomesh/actors/grants/grant_holder.hpp>
+#include <riomesh/actors/grants/grant_owner.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/peers/node_table.hpp>
 #include <riomesh/actors/peers/proxy_census.hpp>
@@ -69,11 +71,6 @@ struct parked_link {
   std::vector<node_table::key> asked;
 };
 
-// "node 'x': ", before what went wrong at a grant's owner.
-std::string about(const std::string& peer);
-// Why a use did not go: max_grant_uses of `owner`'s grants are in flight.
-std::string too_many(const std::string& owner);
-
 // The sender of a request this node passes on for an actor of a third
 // node: the peer answers it as it would any requester, and the answer
 // finds its way back here by the request id.
@@ -108,7 +105,7 @@ class decode_scope {
   met* prev_;
 };
 
-struct exchange::impl : caf::proxy_registry::backend {
+struct exchange::impl final : caf::proxy_registry::backend, grant_port {
   impl(caf::actor_system& s, exchange_params p)
       : sys(s),
         params(std::move(p)),
@@ -116,8 +113,28 @@ struct exchange::impl : caf::proxy_registry::backend {
         proxies(s, *this),
         codec(s, proxies),
         census(params.max_proxies_per_peer),
-        awaiting_route(params.max_waiting) {}
+        awaiting_route(params.max_waiting),
+        lent(*this, params.node_name),
+        holding(*this, params.node_name) {}
   ~impl() override;
+
+  // ---- grant_port: what the grant sides need (exchange_grants.cpp) ----
+  std::weak_ptr<grant_port> lifetime() const override { return shared_self; }
+  std::shared_ptr<link> route_to(const std::string& peer) const override;
+  link::submitted submit(link& l, outbound_message&& m) override {
+    ++count.connection_enqueues;
+    auto r = l.submit(std::move(m));
+    if (r != link::submitted::queued)
+      --count.connection_enqueues;
+    return r;
+  }
+  void enqueue(const caf::strong_actor_ptr& to, const caf::strong_actor_ptr& from,
+               caf::message msg) override {
+    enqueue(to, from, caf::make_message_id(), std::move(msg));
+  }
+  void carry_then(link& l, grant_request& r, outbound_message& m, grant_wait& w) override;
+  void deliver(link& l, inbound_message& m) override;
+  void misbehaved(link& l, const std::string& what) override;
 
   // ---- helpers (the callers hold no lock) ----
   void undeliverable(const std::string& peer, std::uint64_t wait,
@@ -151,42 +168,11 @@ struct exchange::impl : caf::proxy_registry::backend {
   void send_or_wait(const std::string& peer, outbound_message&& m);
   void route_ready(const std::string& peer, const std::shared_ptr<link>& l);
   void route_failed(const std::string& peer, const caf::error& why);
-  // exchange_grant_owner.cpp, exchange_grant_holder.cpp
-  void use_granted(link& l, inbound_message& m);
-  void grant_answered(link& l, const envelope& in);
-  void grants_closed(link& l, const std::string& reason);
-  void send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
-                outbound_message m);
-  // Queues `m` on `l`; a link that refuses it ends the use `op` at once.
-  void submit_use(link& l, std::uint64_t op, outbound_message m);
-  // The owner: a use the holder did one-sided, judged; its `then` delivered.
-  void judge_done(link& l, const envelope& in, grant_request& r, const grant_verdict& v);
-  void deliver_then(link& l, const envelope& in, grant_request& r);
-  // exchange_fetches.cpp: the holder reads or runs an atomic itself.
-  void fetch_granted(link& l, const grant& g, std::uint64_t op, grant_request r, direct_fetch f,
-                     grant_wait w);
-  // Moves `w`'s `then` into the use `r` (its sender into `m`) when it can
-  // ride there; otherwise it stays in `w`, for the
-  // holder to send after the answer.
-  void carry_then(link& l, grant_request& r, outbound_message& m, grant_wait& w);
-  // The oldest read waiting for a map slot on `l`, tried again.
-  void unpark_read(link& l);
-  void grant_done(std::uint64_t op, grant_wait w, grant_status st, const std::string& detail,
-                  std::uint64_t value = 0);
-  // A use that cannot start: its status, at once.
-  void grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to, grant_status st,
-                    const std::string& detail, bool atomic = false);
-  void answer_use(link& l, std::uint64_t op, grant_status st, const std::string& detail,
-                  std::uint64_t value = 0);
   // exchange_inbound.cpp
-  void deliver(link& l, inbound_message& m);
   void complete(link& l, inbound_message& m);
   void answer_resolve(link& l, const envelope& in);
   void introduced(link& l, const envelope& in);
   void refuse(link& l, const envelope& in, errc code, const std::string& why);
-  // What l's peer sent was refused: counted, logged within the peer's
-  // bounds, and past them the peer is cut off (refusal_meter).
-  void misbehaved(link& l, const std::string& what);
 
   caf::actor_system& sys;
   exchange_params params;
@@ -227,11 +213,8 @@ struct exchange::impl : caf::proxy_registry::backend {
   std::uint64_t next_query = 1;
 
   // Grants this node gave (the owner), and its uses of others' (the holder).
-  std::mutex given_lock;
-  grant_table given;
-  grant_uses uses;
-  parked_reads reads;      // the I/O thread's
-  bool unparking = false;  // unpark_read is retrying `reads`
+  grant_owner lent;
+  grant_holder holding;
 
   mutable std::mutex tables_lock;
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
@@ -246,11 +229,7 @@ struct exchange::impl : caf::proxy_registry::backend {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},
         bytes_placed_out{0}, bytes_placed_in{0}, payload_copied_out{0}, payload_copied_in{0},
         direct_writes{0}, undeliverable{0}, bad_inbound{0}, system_refused{0},
-        links_refused{0},  // links from peers to actors never handed to them
-        thens_carried{0},  // `then` messages delivered from the grant use they rode on
-        grant_bytes_out{0}, grant_bytes_in{0},
-        grants_fetched{0},  // reads and atomics of peers' grants done one-sided
-        grants_served{0};   // reads of our grants served by writing, atomics run here
+        links_refused{0};  // links from peers to actors never handed to them
     // Hand-offs, counted where they happen: into an actor's mailbox (a
     // delivery, a response, a failure notice, an event for the node or
     // the directory), and onto a link's outbox.
@@ -272,16 +251,6 @@ struct exchange::impl : caf::proxy_registry::backend {
       return;
     ++count.mailbox_enqueues;
     caf::anon_send(to, std::forward<Ts>(xs)...);
-  }
-  // ... and every enqueue into a connection actor's mailbox, counted before
-  // it and taken back if refused: the I/O thread can send it, and its answer
-  // reach a reader of the count, before submit() returns here.
-  link::submitted submit(link& l, outbound_message&& m) {
-    ++count.connection_enqueues;
-    auto r = l.submit(std::move(m));
-    if (r != link::submitted::queued)
-      --count.connection_enqueues;
-    return r;
   }
 };
 

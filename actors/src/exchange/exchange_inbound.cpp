@@ -297,9 +297,9 @@ void exchange::inbound(link& l, inbound_message& m) {
     case envelope_kind::node_info:
       return x.node_info(l, m.env);
     case envelope_kind::grant_use:
-      return x.use_granted(l, m);
+      return x.lent.used(l, m);
     case envelope_kind::grant_status:
-      return x.grant_answered(l, m.env);
+      return x.holding.answered(l, m.env);
     case envelope_kind::introduce:
       return x.introduced(l, m.env);
     case envelope_kind::release:
@@ -352,7 +352,8 @@ void exchange::closed(link& l, const std::string& reason, bool stopped) {
       impl_->routes.erase(it);
   }
   impl_->parked.erase(l.id());  // what waited on it goes with it
-  impl_->grants_closed(l, reason);
+  impl_->holding.link_closed(l, reason);
+  impl_->lent.link_closed(l);
   impl_->tell(impl_->node, closed_atom::value, l.id(), reason, stopped);
 }
 

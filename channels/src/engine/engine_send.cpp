@@ -64,8 +64,23 @@ void engine::consume_target(std::uint32_t n) {
 }
 
 bool engine::can_send() const {
-  return phase_ == phase::connected && write_open_ && queue_.data_available() &&
-         ring_.available() >= low_water_ && has_credit() && current_target().length > 0;
+  return send_blocker() == nullptr;
+}
+
+const char* engine::send_blocker() const {
+  if (phase_ != phase::connected)
+    return "not connected";
+  if (!write_open_)
+    return "its write side is shut";
+  if (!queue_.data_available())
+    return "its send queue is full";
+  if (ring_.available() < low_water_)
+    return "its send ring is full";
+  if (!has_credit())
+    return "no credit from the peer";
+  if (current_target().length == 0)
+    return "no receive buffer from the peer";
+  return nullptr;
 }
 
 void engine::note_blocked(bool stream) {

@@ -93,7 +93,7 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // there is no route.
   bool ask_name(const std::string& peer, std::uint64_t id, const std::string& name);
 
-  // ---- remote memory grants (exchange_grant_owner.cpp, exchange_grant_holder.cpp) ---------------------------
+  // ---- remote memory grants (grants/grant_owner.hpp, grants/grant_holder.hpp) ----
   // The owner's side, on `l`'s I/O thread (the iomap manager's work): lends
   // `region` to l's peer, mapped for it to write into if it may; nothing
   // and `error` if it cannot be mapped.

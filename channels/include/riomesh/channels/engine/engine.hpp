@@ -109,6 +109,9 @@ class engine {
   // Why the engine closed; empty while it has not.
   const std::string& reason() const { return reason_; }
   bool can_send() const;
+  // Why a send would block now, the first of can_send()'s conditions that
+  // fails (null if none does): for a stalled connection's report.
+  const char* send_blocker() const;
   // Nothing posted is still waiting for its completion, nothing is queued.
   bool drained() const { return queue_.empty() && !pending_ctrl_ && !iomaps_.has_pending(); }
   // The oldest posted work request without its completion yet; null if none.

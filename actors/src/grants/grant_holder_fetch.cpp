@@ -9,41 +9,42 @@
 // RDMA READ), or a use-once grant to use up. Its answer is the status.
 // Without a notice the status comes as the fetch completes, and the owner
 // hears nothing, as the grant API promises of a use without `then`.
-#include "exchange_impl.hpp"
+#include <riomesh/actors/grants/grant_holder.hpp>
 
-#include <riomesh/actors/grants/grant_wire.hpp>
+#include <riomesh/actors/connection/connection_core.hpp>
 
 namespace riomesh::actors {
 
-void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, grant_request r,
-                                   direct_fetch f, grant_wait w) {
+void grant_holder::fetch(link& l, const grant& g, std::uint64_t op, grant_request r, direct_fetch f,
+                         grant_wait w) {
   auto atomic = w.atomic;
   auto status_to = w.status_to;
   w.one_sided = true;
   outbound_message m;
-  carry_then(l, r, m, w);
+  port_.carry_then(l, r, m, w);
   bool notice = r.then_to != 0 || g.once;
-  if (!uses.add(op, std::move(w)))
-    return grant_failed(op, status_to, grant_status::dropped, too_many(g.owner), atomic);
-  ++count.grants_fetched;
-  std::weak_ptr<impl> me = shared_self;
+  if (!uses_.add(op, std::move(w)))
+    return failed(op, status_to, grant_status::dropped, too_many(g.owner), atomic);
+  ++count_.fetched;
   auto link_id = l.id();
   auto owner = g.owner;
-  f.done = [me, op, link_id, notice](std::uint64_t value) {
-    auto x = me.lock();
-    if (!x)
+  auto alive = port_.lifetime();
+  f.done = [alive, self = this, op, link_id, notice](std::uint64_t value) {
+    auto port = alive.lock();  // and with it this side
+    if (!port)
       return;
     if (notice)
-      return x->uses.note_fetched(op, value);  // the owner's answer ends it
-    if (auto w = x->uses.take(op, link_id))
-      x->grant_done(op, std::move(*w), grant_status::ok, {}, value);
+      return self->uses_.note_fetched(op, value);  // the owner's answer ends it
+    if (auto w = self->uses_.take(op, link_id))
+      self->done(op, std::move(*w), grant_status::ok, {}, value);
   };
   m.fetch = std::move(f);
-  m.on_failure = [me, op, link_id, owner](send_failure why, const std::string& detail) {
-    auto x = me.lock();
-    if (!x)
+  m.on_failure = [alive, self = this, op, link_id, owner](send_failure why,
+                                                          const std::string& detail) {
+    auto port = alive.lock();
+    if (!port)
       return;
-    auto w = x->uses.take(op, link_id);
+    auto w = self->uses_.take(op, link_id);
     if (!w)
       return;
     // No map at the owner: it took the grant back (or it was used once).
@@ -51,7 +52,7 @@ void exchange::impl::fetch_granted(link& l, const grant& g, std::uint64_t op, gr
               : why == send_failure::past_map ? grant_status::out_of_range
               : why == send_failure::misfit   ? grant_status::refused
                                               : grant_status::dropped;
-    x->grant_done(op, std::move(*w), st, about(owner) + detail);
+    self->done(op, std::move(*w), st, about(owner) + detail);
   };
   if (notice) {
     r.done = true;

@@ -1,29 +1,16 @@
-// Remote memory grants over the exchange's links: the owner's side.
-//
 // A write: the holder's bytes go into the owner's map of the region (an
 // RDMA write into a window bound to the holder's connection, or a tcp
 // placement the owner checks against its maps), then, on the same link and
-// so after them, a grant_use envelope. The owner judges the use (its
-// grant table), takes a use-once grant's map down, and answers with a
-// grant_status envelope.
+// so after them, a grant_use envelope. The owner judges the use, takes a
+// use-once grant's map down, and answers with a grant_status envelope.
 // A read where the connection does not read one-sided: the holder maps
 // its destination for the owner and asks; the owner, if the grant allows
-// it, writes the bytes there from where they lie and answers behind them,
-// and runs atomics with its CPU's.
-// `then`, the message the owner's actor gets once the bytes are in place,
-// rides on a write's or an atomic's grant_use when it can
-// (exchange_grant_holder.cpp); the owner delivers it on an ok verdict, so
-// it costs no round trip.
-#include "exchange_impl.hpp"
+// it, writes the bytes there from where they lie and answers behind them.
+#include <riomesh/actors/grants/grant_owner.hpp>
 
+#include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/grants/grant_wire.hpp>
-#include <riomesh/config/text.hpp>
 #include <riomesh/log.hpp>
-#include <riomesh/message_codec.hpp>
-
-#include <caf/actor_cast.hpp>
-#include <caf/actor_system.hpp>
-#include <caf/make_message.hpp>
 
 #include <cstring>
 
@@ -31,8 +18,8 @@ namespace riomesh::actors {
 
 namespace {
 
-// A use-once write's bytes, from where they arrived into the region: the
-// one copy such a write costs (the region may be gathered; so may they).
+// A use-once write's bytes, from where they arrived into the region (the
+// region may be gathered; so may they).
 void copy_into(buffer& to, const buffer& from) {
   auto into = to.gathered() ? to.pieces() : std::vector<buffer>{to};
   auto src = from.gathered() ? from.pieces() : std::vector<buffer>{from};
@@ -61,13 +48,23 @@ std::uint64_t apply_atomic(const grant_request& r, buffer& word) {
   return expected;  // the word as it was, swapped or not
 }
 
+// What a use's claim says of the bytes it brings that cannot be: empty if
+// nothing.
+std::string bad_carriage(const grant_request& r, const inbound_message& m) {
+  if (r.carried && r.length > 0 && m.placed.empty())
+    return "a grant write that says it brings its bytes, and brings none";
+  if ((!r.carried || r.length == 0) && !m.placed.empty())
+    return "a grant use with a buffer, not a write bringing its bytes";
+  if (r.carried && r.length > 0 && m.placed[0].size() != r.length)
+    return "a grant write of " + std::to_string(r.length) + " bytes bringing " +
+           std::to_string(m.placed[0].size());
+  return {};
+}
+
 }  // namespace
 
-// ---- the owner ----------------------------------------------------------------
-
-std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights, bool once,
-                                    std::string& error) {
-  auto& x = *impl_;
+std::optional<grant> grant_owner::lend(link& l, buffer region, std::uint8_t rights, bool once,
+                                       std::string& error) {
   if (region.empty()) {
     error = "an empty buffer";
     return std::nullopt;
@@ -115,58 +112,62 @@ std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights,
   if (can != 0)
     g.map = map;
   grant out;
-  out.owner = x.params.node_name;
+  out.owner = node_name_;
   out.holder = g.holder;
   out.length = region.size();
   out.map = g.map.value_or(0);
   out.rights = rights;
   out.once = once;
   out.one_sided = one_sided;
-  std::lock_guard<std::mutex> guard(x.given_lock);
-  out.id = x.given.add(std::move(g));
+  std::lock_guard<std::mutex> guard(lock_);
+  out.id = given_.add(std::move(g));
   return out;
 }
 
-std::optional<granted> exchange::take_back(std::uint64_t id) {
-  std::lock_guard<std::mutex> guard(impl_->given_lock);
-  return impl_->given.revoke(id);
+std::optional<granted> grant_owner::take_back(std::uint64_t id) {
+  std::lock_guard<std::mutex> guard(lock_);
+  return given_.revoke(id);
 }
 
-void exchange::impl::answer_use(link& l, std::uint64_t op, grant_status st,
-                                const std::string& detail, std::uint64_t value) {
+void grant_owner::link_closed(link& l) {
+  std::lock_guard<std::mutex> guard(lock_);
+  given_.drop_link(l.id());  // their maps went with the connection
+}
+
+std::size_t grant_owner::size() const {
+  std::lock_guard<std::mutex> guard(lock_);
+  return given_.size();
+}
+
+void grant_owner::answer(link& l, std::uint64_t op, grant_status st, const std::string& detail,
+                         std::uint64_t value) {
   outbound_message m;
   m.env.kind = envelope_kind::grant_status;
   m.env.request_id = op;
   m.env.receiver = value;
   m.env.body = encode(grant_answer{st, detail});
-  submit(l, std::move(m));
+  port_.submit(l, std::move(m));
 }
 
-void exchange::impl::use_granted(link& l, inbound_message& m) {
+void grant_owner::used(link& l, inbound_message& m) {
   const auto& in = m.env;
-  const auto& peer = l.peer_name();
   std::string error;
   auto r = decode_grant_request(in.body, error);
-  if (r && r->carried && r->length > 0 && m.placed.empty())
-    error = "a grant write that says it brings its bytes, and brings none";
-  else if (r && (!r->carried || r->length == 0) && !m.placed.empty())
-    error = "a grant use with a buffer, not a write bringing its bytes";
-  else if (r && r->carried && r->length > 0 && m.placed[0].size() != r->length)
-    error = "a grant write of " + std::to_string(r->length) + " bytes bringing " +
-            std::to_string(m.placed[0].size());
+  if (r)
+    error = bad_carriage(*r, m);
   if (!r || !error.empty()) {
-    misbehaved(l, error);
-    return answer_use(l, in.request_id, grant_status::refused, error);
+    port_.misbehaved(l, error);
+    return answer(l, in.request_id, grant_status::refused, error);
   }
   grant_verdict v;
   {
-    std::lock_guard<std::mutex> guard(given_lock);
-    v = given.use(in.receiver, peer, l.id(), r->op, r->offset, r->length, r->carried);
+    std::lock_guard<std::mutex> guard(lock_);
+    v = given_.use(in.receiver, l.peer_name(), l.id(), r->op, r->offset, r->length, r->carried);
   }
   if (v.unmap)
     l.unexpose(*v.unmap);
   if (v.st == grant_status::refused || v.st == grant_status::out_of_range)
-    misbehaved(l, v.why);  // our own holders check first: this is a peer that does not
+    port_.misbehaved(l, v.why);  // our own holders check first: this is a peer that does not
   if (r->done)
     return judge_done(l, in, *r, v);
   if (v.st == grant_status::ok && r->op != grant_op::read) {
@@ -176,62 +177,69 @@ void exchange::impl::use_granted(link& l, inbound_message& m) {
     std::uint64_t old = 0;
     if (is_atomic(r->op)) {
       old = apply_atomic(*r, v.slice);
-      ++count.grants_served;
+      ++count_.served;
     } else if (r->carried && r->length > 0) {
       copy_into(v.slice, m.placed[0]);
-      count.payload_copied_in += r->length;
-      count.bytes_placed_in += r->length;
-      ++count.grants_served;
+      count_.copied_in += r->length;
+      ++count_.served;
     }
     if (!is_atomic(r->op))  // came ahead, by RDMA write or the I/O thread's
-      count.grant_bytes_in += r->length;
+      count_.bytes_in += r->length;
     deliver_then(l, in, *r);
-    return answer_use(l, in.request_id, v.st, v.why, old);
+    return answer(l, in.request_id, v.st, v.why, old);
   }
   if (v.st != grant_status::ok || r->length == 0)
-    return answer_use(l, in.request_id, v.st, v.why);
-  ++count.grants_served;
-  count.grant_bytes_out += r->length;
+    return answer(l, in.request_id, v.st, v.why);
+  serve_read(l, in, *r, v);
+}
+
+// The bytes written out into the holder's map of its destination, the
+// status behind them on the same link.
+void grant_owner::serve_read(link& l, const envelope& in, grant_request& r, grant_verdict& v) {
+  ++count_.served;
+  count_.bytes_out += r.length;
   outbound_message out;
-  out.writes.push_back({r->destination, std::move(v.slice)});
+  out.writes.push_back({r.destination, std::move(v.slice)});
   out.env.kind = envelope_kind::grant_status;
   out.env.request_id = in.request_id;
   out.env.body = encode(grant_answer{grant_status::ok, {}});
-  std::weak_ptr<impl> me = shared_self;
   std::weak_ptr<link> on = l.shared_from_this();
   auto op = in.request_id;
   // Only a destination the holder has not mapped stops it here: the link's
   // end the holder hears of by itself.
-  out.on_failure = [me, on, op](send_failure f, const std::string& why) {
-    auto x = me.lock();
+  out.on_failure = [alive = port_.lifetime(), self = this, on, op](send_failure f,
+                                                                   const std::string& why) {
+    auto port = alive.lock();  // and with it this side
     auto l = on.lock();
-    if (x && l && f == send_failure::not_mapped)
-      x->answer_use(*l, op, grant_status::remote_error, why);
+    if (port && l && f == send_failure::not_mapped)
+      self->answer(*l, op, grant_status::remote_error, why);
   };
   // Congested, the holder hears nothing until the connection ends: its
   // reads are bounded by what it keeps in flight (max_grant_uses).
-  if (submit(l, std::move(out)) == link::submitted::congested)
-    logging::warn(params.node_name, {"grant_read_dropped",
-                                     peer,
-                                     {},
-                                     "a read of a grant by node '" + peer +
-                                         "' is dropped: its connection's queue is full"});
+  if (port_.submit(l, std::move(out)) == link::submitted::congested) {
+    const auto& peer = l.peer_name();
+    logging::warn(node_name_, {"grant_read_dropped",
+                               peer,
+                               {},
+                               "a read of a grant by node '" + peer +
+                                   "' is dropped: its connection's queue is full"});
+  }
 }
 
 // The holder read or ran its atomic already, through the map the grant
 // gave it; this judges the claim all the same (a use-once grant ends
 // here) and delivers the `then` only on an ok verdict. The status is the
 // verdict: an ok one tells the holder its `then` went.
-void exchange::impl::judge_done(link& l, const envelope& in, grant_request& r,
-                                const grant_verdict& v) {
+void grant_owner::judge_done(link& l, const envelope& in, grant_request& r,
+                             const grant_verdict& v) {
   if (v.st == grant_status::ok && r.op == grant_op::read)
-    count.grant_bytes_out += r.length;  // read one-sided from our memory
+    count_.bytes_out += r.length;  // read one-sided from our memory
   if (v.st == grant_status::ok)
     deliver_then(l, in, r);
-  answer_use(l, in.request_id, v.st, v.why);
+  answer(l, in.request_id, v.st, v.why);
 }
 
-void exchange::impl::deliver_then(link& l, const envelope& in, grant_request& r) {
+void grant_owner::deliver_then(link& l, const envelope& in, grant_request& r) {
   if (r.then_to == 0)
     return;
   inbound_message then;
@@ -239,8 +247,8 @@ void exchange::impl::deliver_then(link& l, const envelope& in, grant_request& r)
   then.env.sender = in.sender;
   then.env.receiver = r.then_to;
   then.env.body = std::move(r.then_body);
-  ++count.thens_carried;
-  deliver(l, then);
+  ++count_.thens_carried;
+  port_.deliver(l, then);
 }
 
 }  // namespace riomesh::actors
