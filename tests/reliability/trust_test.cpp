@@ -297,6 +297,34 @@ TEST_CASE("trust 2: a malformed answer to the node's node query ends the member'
   CHECK(s.victim.stop() == 0);
 }
 
+// What waits behind an unanswered node query is bounded: a member that
+// never answers while it keeps sending is cut off at the bound
+// (exchange_params::max_waiting), not queued for.
+TEST_CASE("trust 2: a member that leaves a node query unanswered while it sends on is cut off") {
+  scene s("query-unanswered");
+  liar l("member", s.at(), node_settings("member"));
+  auto forwarder = l.resolve("forwarder");
+  REQUIRE(forwarder != 0);
+  auto mine = s.honest->system().spawn<collector>();
+  auto handle = message_with_handle(*s.honest, mine);
+  handle.body[handle.host_at + 1] = 0xee;  // no node's id
+  actors::envelope m;
+  m.kind = actors::envelope_kind::message;
+  m.receiver = forwarder;
+  m.body = handle.body;
+  send_envelope(l, m);
+  auto query = l.hear(actors::envelope_kind::node_query);
+  CHECK(!query.body.empty());
+  // Never answered: 1023 more wait behind the first, and the next is one
+  // too many.
+  for (int i = 0; i < 1024; ++i)
+    send_envelope(l, m);
+  s.expect_cut_off(l, "member",
+                   "it left a node query unanswered while 1024 messages waited for it");
+  caf::anon_send_exit(mine, caf::exit_reason::kill);
+  CHECK(s.victim.stop() == 0);
+}
+
 TEST_CASE("trust 2: a key cluster.admins names controls the node as its own process does") {
   key_file ka("node-a"), kb("node-b");
   child_env env(child_env::vars{{"RUNTIME_PEER_KEY", kb.path},

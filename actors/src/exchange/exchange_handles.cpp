@@ -250,12 +250,11 @@ void exchange::impl::answer_node_query(link& l, const envelope& in) {
 // The peer's answer to our node query: learn the nodes it named (and dial
 // them), remember those it did not know, and deliver what waited for it.
 void exchange::impl::node_info(link& l, const envelope& in) {
-  auto it = parked.find(l.id());
-  if (it == parked.end() || it->second.query != in.request_id)
+  const auto* asked = held.asked(l.id(), in.request_id);
+  if (!asked)
     return;  // nothing asked: a lie or a late answer, of no consequence
-  const auto& asked = it->second.asked;
   std::string error;
-  auto answers = decode_node_info(in.body, asked.size(), error);
+  auto answers = decode_node_info(in.body, asked->size(), error);
   if (!answers) {
     // What waited on the answer can never be read: the peer's connection
     // goes, saying why (what it sent after is not taken out of order).
@@ -267,8 +266,8 @@ void exchange::impl::node_info(link& l, const envelope& in) {
                        "' answered a node query with a malformed node info: " + error});
     return l.drop("its answer to a node query was malformed: " + error);
   }
-  for (std::size_t i = 0; i < asked.size(); ++i) {
-    const auto& key = asked[i];
+  for (std::size_t i = 0; i < asked->size(); ++i) {
+    const auto& key = (*asked)[i];
     auto& a = (*answers)[i];
     if (!a.known || !config::is_node_name(a.name) || a.name == params.node_name) {
       unresolvable.note(key);
@@ -291,32 +290,23 @@ void exchange::impl::node_info(link& l, const envelope& in) {
 // brings after it, until the peer has said who those nodes are.
 bool exchange::impl::park(link& l, inbound_message& m,
                           const std::vector<node_table::key>& unknown) {
-  auto& p = parked[l.id()];
-  p.waiting.push_front(std::move(m));
-  p.query = next_query++;
-  p.asked = unknown;
-  if (p.asked.size() > max_node_query)
-    p.asked.resize(max_node_query);
-  outbound_message q;
-  q.env.kind = envelope_kind::node_query;
-  q.env.request_id = p.query;
-  q.env.body = encode_node_query(p.asked);
-  submit(l, std::move(q));
+  auto q = held.hold(l.id(), std::move(m), unknown);
+  outbound_message ask;
+  ask.env.kind = envelope_kind::node_query;
+  ask.env.request_id = q.id;
+  ask.env.body = encode_node_query(q.asked);
+  submit(l, std::move(ask));
   return true;
 }
 
 void exchange::impl::deliver_parked(link& l) {
-  auto it = parked.find(l.id());
-  if (it == parked.end())
-    return;
-  auto waiting = std::move(it->second.waiting);
-  parked.erase(it);
+  auto waiting = held.release(l.id());
   auto self = owner.lock();
   while (!waiting.empty()) {
     auto m = std::move(waiting.front());
     waiting.pop_front();
-    if (auto again = parked.find(l.id()); again != parked.end()) {
-      again->second.waiting.push_back(std::move(m));  // a later one asked again
+    if (held.holds(l.id())) {
+      held.put_back(l.id(), std::move(m));  // a later one asked again
       continue;
     }
     if (self)
@@ -327,11 +317,7 @@ void exchange::impl::deliver_parked(link& l) {
 // ---- routes to nodes being dialed ---------------------------------------------------
 
 void exchange::impl::send_or_wait(const std::string& peer, outbound_message&& m) {
-  if (auto l = [&] {
-        std::lock_guard<std::mutex> guard(routes_lock);
-        auto it = routes.find(peer);
-        return it == routes.end() ? nullptr : it->second;
-      }()) {
+  if (auto l = route_to(peer)) {
     if (submit(*l, std::move(m)) != link::submitted::queued && m.on_failure)
       m.on_failure(send_failure::node_lost, l->where() + ": cannot queue");
     return;

@@ -10,6 +10,7 @@
 #include <riomesh/actors/grants/grant_holder.hpp>
 #include <riomesh/actors/grants/grant_owner.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
+#include <riomesh/actors/peers/held_inbound.hpp>
 #include <riomesh/actors/peers/node_table.hpp>
 #include <riomesh/actors/peers/proxy_census.hpp>
 #include <riomesh/actors/peers/recent_reasons.hpp>
@@ -62,15 +63,6 @@ class codec_unit final : public caf::execution_unit {
   void exec_later(caf::resumable* job) override;
 };
 
-// Messages from a link held back until its peer has said who the nodes of
-// the handles in them are (node_query): later ones wait behind them, so
-// the order holds.
-struct parked_link {
-  std::deque<inbound_message> waiting;
-  std::uint64_t query = 0;  // the node query asked, answered by node_info
-  std::vector<node_table::key> asked;
-};
-
 // The sender of a request this node passes on for an actor of a third
 // node: the peer answers it as it would any requester, and the answer
 // finds its way back here by the request id.
@@ -114,6 +106,7 @@ struct exchange::impl final : caf::proxy_registry::backend, grant_port {
         codec(s, proxies),
         census(params.max_proxies_per_peer),
         awaiting_route(params.max_waiting),
+        held(params.max_waiting),
         lent(*this, params.node_name),
         holding(*this, params.node_name) {}
   ~impl() override;
@@ -208,9 +201,8 @@ struct exchange::impl final : caf::proxy_registry::backend, grant_port {
   route_waits<outbound_message> awaiting_route;
   // The I/O thread's own: links whose inbound waits for a node query, and
   // nodes a peer asked of did not know.
-  std::map<std::uint64_t, parked_link> parked;
+  held_inbound<inbound_message> held;
   unresolvable_nodes unresolvable;
-  std::uint64_t next_query = 1;
 
   // Grants this node gave (the owner), and its uses of others' (the holder).
   grant_owner lent;

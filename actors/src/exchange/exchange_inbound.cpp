@@ -252,20 +252,21 @@ void exchange::inbound(link& l, inbound_message& m) {
   auto& x = *impl_;
   // Behind a message that waits for a node query, all the link brings
   // waits too (a down after it must not come first), but the answer.
-  if (auto p = x.parked.find(l.id());
-      p != x.parked.end() && m.env.kind != envelope_kind::node_info) {
-    if (p->second.waiting.size() >= x.params.max_waiting) {
+  if (m.env.kind != envelope_kind::node_info) {
+    auto behind = x.held.queue_behind(l.id(), m);
+    if (behind == held_inbound<inbound_message>::behind::taken)
+      return;
+    if (behind == held_inbound<inbound_message>::behind::full) {
+      auto waiting = std::uint64_t{x.held.waiting(l.id())};
       logging::warn(x.params.node_name,
                     {"node_query_unanswered",
                      l.peer_name(),
-                     {{"waiting", std::uint64_t{p->second.waiting.size()}}},
+                     {{"waiting", waiting}},
                      "node '" + l.peer_name() + "' does not answer a node query: " +
-                         std::to_string(p->second.waiting.size()) + " messages wait for it"});
-      return l.drop("it left a node query unanswered while " +
-                    std::to_string(p->second.waiting.size()) + " messages waited for it");
+                         std::to_string(waiting) + " messages wait for it"});
+      return l.drop("it left a node query unanswered while " + std::to_string(waiting) +
+                    " messages waited for it");
     }
-    p->second.waiting.push_back(std::move(m));
-    return;
   }
   switch (m.env.kind) {
     case envelope_kind::message:
@@ -351,7 +352,7 @@ void exchange::closed(link& l, const std::string& reason, bool stopped) {
     if (it != impl_->routes.end() && it->second.get() == &l)
       impl_->routes.erase(it);
   }
-  impl_->parked.erase(l.id());  // what waited on it goes with it
+  impl_->held.drop(l.id());  // what waited on it goes with it
   impl_->holding.link_closed(l, reason);
   impl_->lent.link_closed(l);
   impl_->tell(impl_->node, closed_atom::value, l.id(), reason, stopped);
