@@ -45,8 +45,14 @@ class grant_node final : public link_events, public grant_port {
 
   grant_owner owner;
   grant_holder holder;
-  std::shared_ptr<link> on;  // set once adopted
+  std::shared_ptr<link> on;  // set before the I/O thread adopts it
   std::weak_ptr<grant_port> self;
+  // A `then` rides on its use as the exchange's codec would put it there
+  // (a body of one byte, for actor 1 of the owner's); otherwise every
+  // `then` goes after the status, from the holder.
+  bool rides = false;
+  // What the owner delivered of `then` messages that rode: the actor, the body.
+  std::vector<std::pair<std::uint64_t, std::vector<unsigned char>>> delivered;
 
   // link_events
   void established(link&) override {
@@ -60,8 +66,8 @@ class grant_node final : public link_events, public grant_port {
   }
   void writable(link&) override {}
   void closed(link& l, const std::string& reason, bool) override {
-    holder.link_closed(l, reason);
     owner.link_closed(l);
+    holder.link_closed(l, reason);
   }
 
   // grant_port
@@ -74,10 +80,17 @@ class grant_node final : public link_events, public grant_port {
                caf::message msg) override {
     note([&] { handed_.push_back({to, std::move(msg)}); });
   }
-  // The exchange's codec is not what is tried here: every `then` goes
-  // after the status, from the holder.
-  void carry_then(link&, grant_request&, outbound_message&, grant_wait&) override {}
-  void deliver(link&, inbound_message&) override {}
+  void carry_then(link&, grant_request& r, outbound_message&, grant_wait& w) override {
+    if (!rides || !w.then_to)
+      return;
+    r.then_to = 1;
+    r.then_body = {0x42};
+    w.then_to = nullptr;
+    w.then = caf::message{};
+  }
+  void deliver(link&, inbound_message& m) override {
+    note([&] { delivered.emplace_back(m.env.receiver, m.env.body); });
+  }
   void misbehaved(link&, const std::string& what) override {
     note([&] { misbehaved_.push_back(what); });
   }
@@ -148,8 +161,8 @@ struct grant_pair : test::actor_system_holder {
     a->self = a;
     b->self = b;
     auto [ca, cb] = test::channel_pair();
-    std::tie(a->on, actor_a) = io_a->adopt(1, ca, test::link_params("node-a", "k", true), a);
-    std::tie(b->on, actor_b) = io_b->adopt(2, cb, test::link_params("node-b", "k", false), b);
+    actor_a = start(*io_a, a, 1, ca, test::link_params("node-a", "k", true));
+    actor_b = start(*io_b, b, 2, cb, test::link_params("node-b", "k", false));
     a->await_up();
     b->await_up();
   }
@@ -158,6 +171,15 @@ struct grant_pair : test::actor_system_holder {
     io_b.reset();
     actor_a = nullptr;
     actor_b = nullptr;
+  }
+  // n's link, set in n before its I/O thread runs it.
+  connection_actor start(test::io_thread& io, const std::shared_ptr<grant_node>& n,
+                         std::uint64_t id, std::shared_ptr<channels::channel> ch,
+                         const connection_params& p) {
+    n->on = std::make_shared<link>(id, std::move(ch), p, io.loop, n);
+    auto actor = spawn_connection(*sys, io.host, n->on);
+    io.loop.adopt(n->on);
+    return actor;
   }
   // Runs `f` on `io`'s thread and waits for it.
   template <class F>
@@ -270,10 +292,13 @@ TEST_CASE_FIXTURE(grant_pair,
   auto kept = buffer::heap(64);
   std::memset(kept.data(), 0, kept.size());
   auto k = lend(kept, static_cast<std::uint8_t>(grant_rights::read));
-  CHECK(b->owner.take_back(k.id));
+  auto back = b->owner.take_back(k.id);
+  REQUIRE(back);
   CHECK_FALSE(b->owner.take_back(k.id));
+  if (back->map)  // the caller's to take down (rdma maps it for one-sided reads)
+    on_thread(*io_b, [&] { return b->on->unexpose(*back->map); });
   auto late = read(k, 0, buffer::heap(64));
-  CHECK(late.st != grant_status::ok);
+  CHECK(late.st == grant_status::revoked);
 }
 
 TEST_CASE_FIXTURE(grant_pair,
@@ -288,7 +313,7 @@ TEST_CASE_FIXTURE(grant_pair,
   auto r = read(forged, 4000, buffer::heap(1000));
   CHECK(r.st == grant_status::out_of_range);
   auto w = write(forged, 4096, pattern(100, 1));
-  CHECK(w.st != grant_status::ok);
+  CHECK(w.st == grant_status::revoked);  // no map there at the owner
   for (std::size_t i = 4096; i < backing.size(); ++i)
     if (backing.data()[i] != 0x5a)
       FAIL("byte ", i, " past the grant changed");
@@ -299,6 +324,35 @@ TEST_CASE_FIXTURE(grant_pair,
     CHECK(said[0] ==
           "1000 bytes at offset 4000 of grant " + std::to_string(g.id) + ", which has 4096");
   }
+}
+
+TEST_CASE_FIXTURE(grant_pair,
+                  "grant sides: a `then` that rides on a use is delivered by the owner with an ok "
+                  "verdict only") {
+  a->rides = true;
+  auto region = buffer::heap(128);
+  std::memset(region.data(), 0, region.size());
+  auto g = lend(region, rw, true);
+  auto data = pattern(16, 5);
+  auto op = a->holder.next_op();
+  a->holder.write(g, op, 0, data, status_to, then_to, caf::make_message(1));
+  auto first = status_of(a->next().msg);  // the status alone: the `then` rode
+  CHECK(first.st == grant_status::ok);
+  CHECK(same(region.data(), data.data(), data.size()));
+  {
+    auto got = on_thread(*io_b, [&] { return b->delivered; });
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].first == 1);
+    CHECK(got[0].second == std::vector<unsigned char>{0x42});
+  }
+  CHECK(b->owner.counters().thens_carried == 1);
+  // Used up: the second use's `then` rides too, and is not delivered.
+  op = a->holder.next_op();
+  a->holder.write(g, op, 0, pattern(16, 6), status_to, then_to, caf::make_message(2));
+  CHECK(status_of(a->next().msg).st == grant_status::revoked);
+  CHECK(on_thread(*io_b, [&] { return b->delivered.size(); }) == 1);
+  CHECK(b->owner.counters().thens_carried == 1);
+  CHECK(same(region.data(), data.data(), data.size()));
 }
 
 TEST_CASE_FIXTURE(grant_pair, "grant sides: a use of a node that is not connected fails at once") {

@@ -558,11 +558,11 @@ node_counters exchange::counters() const {
   // Both sides of grants count their own.
   const auto& lent = impl_->lent.counters();
   const auto& held = impl_->holding.counters();
-  out.thens_carried = lent.thens_carried + held.thens_carried;
+  out.thens_carried = lent.thens_carried;
   out.grant_bytes_out = lent.bytes_out + held.bytes_out;
   out.grant_bytes_in = lent.bytes_in + held.bytes_in;
-  out.grants_fetched = lent.fetched + held.fetched;
-  out.grants_served = lent.served + held.served;
+  out.grants_fetched = held.fetched;
+  out.grants_served = lent.served;
   out.payload_copied_in += lent.copied_in;
   out.bytes_placed_in += lent.copied_in;
   out.mailbox_enqueues = c.mailbox_enqueues;

@@ -352,9 +352,9 @@ void exchange::closed(link& l, const std::string& reason, bool stopped) {
     if (it != impl_->routes.end() && it->second.get() == &l)
       impl_->routes.erase(it);
   }
-  impl_->held.drop(l.id());  // what waited on it goes with it
+  impl_->held.drop(l.id());    // what waited on it goes with it
+  impl_->lent.link_closed(l);  // their maps went with the connection
   impl_->holding.link_closed(l, reason);
-  impl_->lent.link_closed(l);
   impl_->tell(impl_->node, closed_atom::value, l.id(), reason, stopped);
 }
 

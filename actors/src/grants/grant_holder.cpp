@@ -15,8 +15,8 @@
 
 namespace riomesh::actors {
 
-std::string about(const std::string& peer) {
-  return "node '" + peer + "': ";
+std::string grant_holder::about(const std::string& owner) {
+  return "node '" + owner + "': ";
 }
 
 std::string grant_holder::too_many(const std::string& owner) {
@@ -46,6 +46,27 @@ void grant_holder::done(std::uint64_t op, grant_wait w, grant_status st, const s
   port_.enqueue(w.status_to, nullptr,
                 w.atomic ? caf::make_message(grant_done_atom::value, op, st, detail, value)
                          : caf::make_message(grant_done_atom::value, op, st, detail));
+}
+
+failure_callback grant_holder::use_failure(std::uint64_t op, std::uint64_t link,
+                                           const std::string& owner, std::string not_mapped) {
+  return [alive = port_.lifetime(), self = this, op, link, owner,
+          not_mapped = std::move(not_mapped)](send_failure why, const std::string& detail) {
+    auto port = alive.lock();  // and with it this side
+    if (!port)
+      return;
+    auto w = self->uses_.take(op, link);
+    if (!w)
+      return;
+    // No map at the owner: it took the grant back (or it was used once).
+    auto st = why == send_failure::not_mapped ? grant_status::revoked
+              : why == send_failure::past_map ? grant_status::out_of_range
+              : why == send_failure::misfit   ? grant_status::refused
+                                              : grant_status::dropped;
+    self->done(op, std::move(*w), st,
+               why == send_failure::not_mapped && !not_mapped.empty() ? not_mapped
+                                                                      : about(owner) + detail);
+  };
 }
 
 void grant_holder::send_use(link& l, std::uint64_t id, std::uint64_t op, const grant_request& r,
@@ -104,17 +125,7 @@ void grant_holder::write(const grant& g, std::uint64_t op, std::uint64_t offset,
                  "': no map at the owner for the write of " + std::to_string(length) +
                  " bytes at its offset " + std::to_string(offset) +
                  " (revoked, used up, or past the grant's end)";
-  auto owner = g.owner;
-  m.on_failure = [alive = port_.lifetime(), self = this, op, link_id, owner, revoked](
-                     send_failure f, const std::string& why) {
-    auto port = alive.lock();  // and with it this side
-    if (!port)
-      return;
-    if (auto w = self->uses_.take(op, link_id))
-      self->done(op, std::move(*w),
-                 f == send_failure::not_mapped ? grant_status::revoked : grant_status::dropped,
-                 f == send_failure::not_mapped ? revoked : about(owner) + why);
-  };
+  m.on_failure = use_failure(op, link_id, g.owner, revoked);
   send_use(*l, g.id, op, r, std::move(m));
 }
 

@@ -27,7 +27,6 @@ void grant_holder::fetch(link& l, const grant& g, std::uint64_t op, grant_reques
     return failed(op, status_to, grant_status::dropped, too_many(g.owner), atomic);
   ++count_.fetched;
   auto link_id = l.id();
-  auto owner = g.owner;
   auto alive = port_.lifetime();
   f.done = [alive, self = this, op, link_id, notice](std::uint64_t value) {
     auto port = alive.lock();  // and with it this side
@@ -39,21 +38,7 @@ void grant_holder::fetch(link& l, const grant& g, std::uint64_t op, grant_reques
       self->done(op, std::move(*w), grant_status::ok, {}, value);
   };
   m.fetch = std::move(f);
-  m.on_failure = [alive, self = this, op, link_id, owner](send_failure why,
-                                                          const std::string& detail) {
-    auto port = alive.lock();
-    if (!port)
-      return;
-    auto w = self->uses_.take(op, link_id);
-    if (!w)
-      return;
-    // No map at the owner: it took the grant back (or it was used once).
-    auto st = why == send_failure::not_mapped ? grant_status::revoked
-              : why == send_failure::past_map ? grant_status::out_of_range
-              : why == send_failure::misfit   ? grant_status::refused
-                                              : grant_status::dropped;
-    self->done(op, std::move(*w), st, about(owner) + detail);
-  };
+  m.on_failure = use_failure(op, link_id, g.owner, {});
   if (notice) {
     r.done = true;
     return send_use(l, g.id, op, r, std::move(m));

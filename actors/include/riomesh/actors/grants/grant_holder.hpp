@@ -14,11 +14,11 @@
 #pragma once
 
 #include <riomesh/actors/connection/direct_fetch.hpp>
-#include <riomesh/actors/grants/grant_counters.hpp>
 #include <riomesh/actors/grants/grant_port.hpp>
 #include <riomesh/actors/grants/grant_uses.hpp>
 #include <riomesh/actors/grants/grant_wire.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -28,6 +28,11 @@ struct envelope;
 
 class grant_holder {
  public:
+  struct counters_type {
+    std::atomic<std::uint64_t> bytes_out{0}, bytes_in{0};  // of uses that ended ok
+    std::atomic<std::uint64_t> fetched{0};                 // reads and atomics done one-sided
+  };
+
   grant_holder(grant_port& port, std::string node_name)
       : port_(port), node_name_(std::move(node_name)) {}
 
@@ -55,7 +60,7 @@ class grant_holder {
   // is dropped with `reason`.
   void link_closed(link& l, const std::string& reason);
 
-  const grant_counters& counters() const { return count_; }
+  const counters_type& counters() const { return count_; }
   std::size_t in_flight() const { return uses_.size(); }
 
  private:
@@ -71,6 +76,12 @@ class grant_holder {
              grant_wait w);
   // The oldest read waiting for a map slot on `l`, tried again.
   void unpark_read(link& l);
+  // What ends a use that could not go out as it should: its status, and
+  // `not_mapped` said in the grant's terms (empty: as the link says it).
+  failure_callback use_failure(std::uint64_t op, std::uint64_t link, const std::string& owner,
+                               std::string not_mapped);
+  // "node 'x': ", before what went wrong at a grant's owner.
+  static std::string about(const std::string& owner);
   // Why a use did not go: max_grant_uses of `owner`'s grants are in flight.
   static std::string too_many(const std::string& owner);
 
@@ -79,7 +90,7 @@ class grant_holder {
   grant_uses uses_;
   parked_reads reads_;      // the I/O thread's
   bool unparking_ = false;  // unpark_read is retrying `reads_`
-  grant_counters count_;
+  counters_type count_;
 };
 
 }  // namespace riomesh::actors

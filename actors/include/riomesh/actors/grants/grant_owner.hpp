@@ -10,10 +10,10 @@
 // on the I/O thread. One lock, around the table.
 #pragma once
 
-#include <riomesh/actors/grants/grant_counters.hpp>
 #include <riomesh/actors/grants/grant_port.hpp>
 #include <riomesh/actors/grants/grant_table.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -25,6 +25,16 @@ struct envelope;
 
 class grant_owner {
  public:
+  struct counters_type {
+    std::atomic<std::uint64_t> bytes_in{0};   // written into our grants
+    std::atomic<std::uint64_t> bytes_out{0};  // read from them, by us or one-sided
+    std::atomic<std::uint64_t> served{0};  // reads served by writing, atomics run, once-writes put
+    std::atomic<std::uint64_t> thens_carried{0};  // `then` messages delivered from their use
+    // A use-once write's bytes, placed where they arrived and copied into
+    // the region: the one copy such a write costs.
+    std::atomic<std::uint64_t> copied_in{0};
+  };
+
   grant_owner(grant_port& port, std::string node_name)
       : port_(port), node_name_(std::move(node_name)) {}
 
@@ -40,7 +50,7 @@ class grant_owner {
   // l's connection ended: its grants' maps went with it.
   void link_closed(link& l);
 
-  const grant_counters& counters() const { return count_; }
+  const counters_type& counters() const { return count_; }
   std::size_t size() const;
 
  private:
@@ -54,7 +64,7 @@ class grant_owner {
   std::string node_name_;
   mutable std::mutex lock_;
   grant_table given_;
-  grant_counters count_;
+  counters_type count_;
 };
 
 }  // namespace riomesh::actors

@@ -42,7 +42,4 @@ class grant_port {
   ~grant_port() = default;
 };
 
-// "node 'x': ", before what went wrong at a grant's owner.
-std::string about(const std::string& peer);
-
 }  // namespace riomesh::actors
