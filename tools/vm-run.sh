@@ -190,11 +190,14 @@ qemu_args() {
   local ctl_dir=$1; shift
   local console=(-serial "file:$ctl_dir/console")
   ((verbose)) && console=(-serial "file:/dev/stderr")
+  # The kernel's errors reach the console too (loglevel 4: hung tasks, RCU
+  # stalls, driver errors), which a VM that timed out shows: a guest that
+  # went quiet says why, if its kernel knows.
   # shellcheck disable=SC2046
   args=("${accel[@]}" -machine pc -m "$mem" -smp "$cpus"
     -nodefaults -no-user-config -display none -no-reboot "${console[@]}" -serial stdio
     -kernel "$kernel" -initrd "$initrd"
-    -append "console=ttyS0 panic=-1 quiet loglevel=3 8250.nr_uarts=2 cryptomgr.notests mitigations=off tsc=reliable"
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 8250.nr_uarts=2 cryptomgr.notests mitigations=off tsc=reliable"
     $(share / host ",readonly=on") $(share "$ctl_dir" ctl "") "${virtfs[@]}" "$@")
 }
 # ended NAME CTL QEMU_EXIT: returns the VM's exit code, or says why it has none.
