@@ -1,4 +1,3 @@
-#include <riomesh/actors/envelope/body_pool.hpp>
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/message_codec.hpp>
 #include <riomesh/message_signatures.hpp>
@@ -169,8 +168,6 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
   // one-way ones 0.2x raw TCP.
   auto size = bytes.size();
   if (size < 1024) {
-    if (out.body.capacity() < size)
-      out.body = actors::body_pool::take();
     out.body.assign(bytes.begin(), bytes.end());
   } else {
     out.body.swap(bytes);

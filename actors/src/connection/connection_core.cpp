@@ -1,7 +1,6 @@
 #include <riomesh/actors/connection/buffer_stream.hpp>
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/connection/send_registrations.hpp>
-#include <riomesh/actors/envelope/body_pool.hpp>
 #include "core_released.hpp"
 
 #include <algorithm>
@@ -416,7 +415,6 @@ bool connection_core::send_next() {
   encode(m.env, out_bytes_);
   stats_.inline_bytes_out += m.env.body.size();
   ++stats_.messages_out;
-  body_pool::give(std::move(m.env.body));  // its bytes are in out_bytes_
   queue_.pop_front();
   head_allocated_ = false;
   head_fetched_ = false;

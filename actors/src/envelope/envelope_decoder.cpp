@@ -1,4 +1,3 @@
-#include <riomesh/actors/envelope/body_pool.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 
 #include <riomesh/channels/wire/byte_order.hpp>
@@ -78,8 +77,6 @@ bool envelope_decoder::check_header() {
   if (control && current_.kind != envelope_kind::grant_use && buffers_left_ != 0)
     return fail(std::string{"a "} + to_string(current_.kind) + " carries no buffers");
   current_.buffers.reserve(buffers_left_);
-  if (body_left_ > 0 && body_left_ <= body_pool::largest)
-    current_.body = body_pool::take();
   current_.body.reserve(body_left_);
   return true;
 }

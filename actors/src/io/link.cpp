@@ -1,5 +1,4 @@
 #include <riomesh/actors/atoms.hpp>
-#include <riomesh/actors/envelope/body_pool.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/io/send_order.hpp>
@@ -331,7 +330,6 @@ bool link::core_round(clock::time_point now, bool& ended) {
     if (auto e = events_.lock())
       for (auto& m : arrived_) {
         e->inbound(*this, m);
-        body_pool::give(std::move(m.env.body));         // decoded: the next one's
         if (is(phase::closed) || is(phase::leaving)) {  // dropped for what it sent
           arrived_.clear();
           ended = true;
