@@ -311,6 +311,9 @@ void exchange::impl::deliver_parked(link& l) {
     }
     if (self)
       self->inbound(l, m);
+    // Cut off for what it sent: nothing more of it is delivered.
+    if (auto p = l.current_phase(); p == link::phase::closed || p == link::phase::leaving)
+      return held.drop(l.id());
   }
 }
 
