@@ -7,6 +7,7 @@
 #include <riomesh/actors/atoms.hpp>
 #include <riomesh/actors/directory/directory.hpp>
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/grants/grant_holder.hpp>
 #include <riomesh/actors/io/connection_host.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
@@ -568,22 +569,23 @@ bool runtime::revoke(const grant& g) {
 
 std::uint64_t runtime::write(const grant& g, std::uint64_t offset, buffer data,
                              const caf::actor& status_to, then_message then) {
-  auto op = impl_->x->next_grant_op();
+  auto op = impl_->x->held_grants().next_op();
   // As any write: on this thread, ahead of what it sends next.
-  impl_->x->write_granted(g, op, offset, std::move(data),
-                          caf::actor_cast<caf::strong_actor_ptr>(status_to),
-                          caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
+  impl_->x->held_grants().write(g, op, offset, std::move(data),
+                                caf::actor_cast<caf::strong_actor_ptr>(status_to),
+                                caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
   return op;
 }
 
 std::uint64_t runtime::read(const grant& g, std::uint64_t offset, buffer into,
                             const caf::actor& status_to, then_message then) {
   auto x = impl_->x;
-  auto op = x->next_grant_op();
+  auto op = x->held_grants().next_op();
   auto status = caf::actor_cast<caf::strong_actor_ptr>(status_to);
   auto l = x->route_to(g.owner);
   if (!l) {
-    x->grant_failed(op, status, grant_status::dropped, "node '" + g.owner + "' is not connected");
+    x->held_grants().failed(op, status, grant_status::dropped,
+                            "node '" + g.owner + "' is not connected");
     return op;
   }
   // The destination is mapped on the link's own thread, the request sent
@@ -591,27 +593,27 @@ std::uint64_t runtime::read(const grant& g, std::uint64_t offset, buffer into,
   impl_->loop.post([x, l, g, op, offset, into = std::move(into), status,
                     then_to = caf::actor_cast<caf::strong_actor_ptr>(then.to),
                     msg = std::move(then.msg)]() mutable {
-    x->read_granted(*l, g, op, offset, std::move(into), status, then_to, msg);
+    x->held_grants().read(*l, g, op, offset, std::move(into), status, then_to, msg);
   });
   return op;
 }
 
 std::uint64_t runtime::fetch_add(const grant& g, std::uint64_t offset, std::uint64_t add,
                                  const caf::actor& status_to, then_message then) {
-  auto op = impl_->x->next_grant_op();
-  impl_->x->atomic_granted(g, op, actors::grant_op::fetch_add, offset, add, 0,
-                           caf::actor_cast<caf::strong_actor_ptr>(status_to),
-                           caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
+  auto op = impl_->x->held_grants().next_op();
+  impl_->x->held_grants().atomic(g, op, actors::grant_op::fetch_add, offset, add, 0,
+                                 caf::actor_cast<caf::strong_actor_ptr>(status_to),
+                                 caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
   return op;
 }
 
 std::uint64_t runtime::compare_swap(const grant& g, std::uint64_t offset, std::uint64_t expected,
                                     std::uint64_t desired, const caf::actor& status_to,
                                     then_message then) {
-  auto op = impl_->x->next_grant_op();
-  impl_->x->atomic_granted(g, op, actors::grant_op::compare_swap, offset, expected, desired,
-                           caf::actor_cast<caf::strong_actor_ptr>(status_to),
-                           caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
+  auto op = impl_->x->held_grants().next_op();
+  impl_->x->held_grants().atomic(g, op, actors::grant_op::compare_swap, offset, expected, desired,
+                                 caf::actor_cast<caf::strong_actor_ptr>(status_to),
+                                 caf::actor_cast<caf::strong_actor_ptr>(then.to), then.msg);
   return op;
 }
 

@@ -162,6 +162,20 @@ handle_message message_with_handle(runtime& honest, const caf::actor& mine) {
   return out;
 }
 
+// That message to the forwarder (actor `forwarder` on the victim), naming a
+// node nobody knows: the victim holds it and asks the sender who the node
+// is.
+actors::envelope naming_unknown_node(runtime& honest, const caf::actor& mine,
+                                     std::uint64_t forwarder) {
+  auto handle = message_with_handle(honest, mine);
+  handle.body[handle.host_at + 1] = 0xee;  // no node's id
+  actors::envelope m;
+  m.kind = actors::envelope_kind::message;
+  m.receiver = forwarder;
+  m.body = std::move(handle.body);
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE("trust 1: a handshake reflected to its own node, or relayed to another, gets nowhere") {
@@ -277,13 +291,7 @@ TEST_CASE("trust 2: a malformed answer to the node's node query ends the member'
   REQUIRE(forwarder != 0);
   // A handle of a node nobody knows: node-b asks who it is.
   auto mine = s.honest->system().spawn<collector>();
-  auto handle = message_with_handle(*s.honest, mine);
-  handle.body[handle.host_at + 1] = 0xee;  // no node's id
-  actors::envelope m;
-  m.kind = actors::envelope_kind::message;
-  m.receiver = forwarder;
-  m.body = handle.body;
-  send_envelope(l, m);
+  send_envelope(l, naming_unknown_node(*s.honest, mine, forwarder));
   auto query = l.hear(actors::envelope_kind::node_query);
   // The answer says the node is known, then ends inside its name.
   actors::envelope info;
@@ -306,12 +314,7 @@ TEST_CASE("trust 2: a member that leaves a node query unanswered while it sends 
   auto forwarder = l.resolve("forwarder");
   REQUIRE(forwarder != 0);
   auto mine = s.honest->system().spawn<collector>();
-  auto handle = message_with_handle(*s.honest, mine);
-  handle.body[handle.host_at + 1] = 0xee;  // no node's id
-  actors::envelope m;
-  m.kind = actors::envelope_kind::message;
-  m.receiver = forwarder;
-  m.body = handle.body;
+  auto m = naming_unknown_node(*s.honest, mine, forwarder);
   send_envelope(l, m);
   auto query = l.hear(actors::envelope_kind::node_query);
   CHECK(!query.body.empty());

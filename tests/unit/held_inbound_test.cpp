@@ -10,10 +10,9 @@ using namespace riomesh::actors;
 
 namespace {
 
+// A node id by its process number alone (its host id zero).
 node_table::key key(std::uint32_t n) {
-  node_table::key k{};
-  k.first = n;
-  return k;
+  return {n, {}};
 }
 
 }  // namespace

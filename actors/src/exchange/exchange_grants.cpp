@@ -1,48 +1,19 @@
-// The exchange's part in remote memory grants: the runtime's calls handed
-// to the two sides (grants/grant_owner.hpp, grants/grant_holder.hpp), and
-// what those need of it (grant_port.hpp) that is the exchange's own: a
-// `then` encoded to ride on a use.
+// The exchange's part in remote memory grants: the two sides
+// (grants/grant_owner.hpp, grants/grant_holder.hpp) it holds, and what
+// those need of it (grant_port.hpp) that is the exchange's own: a `then`
+// encoded to ride on a use.
 #include "exchange_impl.hpp"
 
 #include <riomesh/message_codec.hpp>
 
 namespace riomesh::actors {
 
-std::optional<grant> exchange::lend(link& l, buffer region, std::uint8_t rights, bool once,
-                                    std::string& error) {
-  return impl_->lent.lend(l, std::move(region), rights, once, error);
+grant_owner& exchange::lent_grants() {
+  return impl_->lent;
 }
 
-std::optional<granted> exchange::take_back(std::uint64_t id) {
-  return impl_->lent.take_back(id);
-}
-
-std::uint64_t exchange::next_grant_op() {
-  return impl_->holding.next_op();
-}
-
-void exchange::write_granted(const grant& g, std::uint64_t op, std::uint64_t offset, buffer data,
-                             const caf::strong_actor_ptr& status_to,
-                             const caf::strong_actor_ptr& then_to, const caf::message& then) {
-  impl_->holding.write(g, op, offset, std::move(data), status_to, then_to, then);
-}
-
-void exchange::read_granted(link& l, const grant& g, std::uint64_t op, std::uint64_t offset,
-                            buffer into, const caf::strong_actor_ptr& status_to,
-                            const caf::strong_actor_ptr& then_to, const caf::message& then) {
-  impl_->holding.read(l, g, op, offset, std::move(into), status_to, then_to, then);
-}
-
-void exchange::atomic_granted(const grant& g, std::uint64_t op, grant_op kind, std::uint64_t offset,
-                              std::uint64_t a, std::uint64_t b,
-                              const caf::strong_actor_ptr& status_to,
-                              const caf::strong_actor_ptr& then_to, const caf::message& then) {
-  impl_->holding.atomic(g, op, kind, offset, a, b, status_to, then_to, then);
-}
-
-void exchange::grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to,
-                            grant_status st, const std::string& detail, bool atomic) {
-  impl_->holding.failed(op, status_to, st, detail, atomic);
+grant_holder& exchange::held_grants() {
+  return impl_->holding;
 }
 
 // A `then` rides when it is for an actor of the owner's node and fits in

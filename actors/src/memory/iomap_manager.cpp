@@ -1,4 +1,5 @@
 #include <riomesh/actors/exchange/exchange.hpp>
+#include <riomesh/actors/grants/grant_owner.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/memory/iomap_manager.hpp>
@@ -98,7 +99,7 @@ iomap_manager_impl::behavior_type iomap_manager(self_ptr self, iomap_manager_par
                                                            std::uint64_t key) mutable {
                          link_lent done{key, {}, {}};
                          std::string error;
-                         if (auto g = x->lend(l, std::move(b), rights, once, error))
+                         if (auto g = x->lent_grants().lend(l, std::move(b), rights, once, error))
                            done.lent = std::move(*g);
                          else
                            done.error =
@@ -109,7 +110,7 @@ iomap_manager_impl::behavior_type iomap_manager(self_ptr self, iomap_manager_par
       },
       [=](revoke_atom, std::uint64_t id) -> caf::result<bool> {
         auto x = self->state.p.x;
-        auto g = x->take_back(id);
+        auto g = x->lent_grants().take_back(id);
         if (!g)
           return false;
         auto l = x->route_to(g->holder);

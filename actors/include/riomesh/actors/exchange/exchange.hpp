@@ -14,7 +14,6 @@
 #pragma once
 
 #include <riomesh/actors/exchange/exchange_events.hpp>
-#include <riomesh/actors/grants/grant_table.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/config/settings.hpp>
 #include <riomesh/stats.hpp>
@@ -33,6 +32,8 @@
 
 namespace riomesh::actors {
 
+class grant_holder;
+class grant_owner;
 class io_loop;
 class node_table;
 struct io_executor_limits;
@@ -93,38 +94,13 @@ class exchange : public link_events, public std::enable_shared_from_this<exchang
   // there is no route.
   bool ask_name(const std::string& peer, std::uint64_t id, const std::string& name);
 
-  // ---- remote memory grants (grants/grant_owner.hpp, grants/grant_holder.hpp) ----
-  // The owner's side, on `l`'s I/O thread (the iomap manager's work): lends
-  // `region` to l's peer, mapped for it to write into if it may; nothing
-  // and `error` if it cannot be mapped.
-  std::optional<grant> lend(link& l, buffer region, std::uint8_t rights, bool once,
-                            std::string& error);
-  // Takes a grant back (any thread): a later use is refused. Its map, if
-  // any, is the caller's to take down on its link.
-  std::optional<granted> take_back(std::uint64_t id);
-  // The holder's side. Each use has an operation id, told again in the
-  // status (riomesh::grant_done_atom, op, grant_status, detail) that
-  // `status_to` gets, and `then` goes to its actor on the owner's node once
-  // the owner has confirmed the bytes are in place. write_granted runs on
-  // the caller's thread (its bytes go ahead of the caller's later
-  // messages); read_granted on the owner's link's I/O thread, where
-  // `into` is mapped for the owner to write to.
-  std::uint64_t next_grant_op();
-  void write_granted(const grant& g, std::uint64_t op, std::uint64_t offset, buffer data,
-                     const caf::strong_actor_ptr& status_to, const caf::strong_actor_ptr& then_to,
-                     const caf::message& then);
-  void read_granted(link& l, const grant& g, std::uint64_t op, std::uint64_t offset, buffer into,
-                    const caf::strong_actor_ptr& status_to, const caf::strong_actor_ptr& then_to,
-                    const caf::message& then);
-  // Fetch-and-add (`a` the addend) or compare-and-swap (`a` expected, `b`
-  // swapped in) on the 8-byte word at `offset`, done by the owner's I/O
-  // thread; the status carries the word's old value as a fifth element.
-  void atomic_granted(const grant& g, std::uint64_t op, grant_op kind, std::uint64_t offset,
-                      std::uint64_t a, std::uint64_t b, const caf::strong_actor_ptr& status_to,
-                      const caf::strong_actor_ptr& then_to, const caf::message& then);
-  // A use that cannot start: its status, at once.
-  void grant_failed(std::uint64_t op, const caf::strong_actor_ptr& status_to, grant_status st,
-                    const std::string& detail, bool atomic = false);
+  // ---- remote memory grants ------------------------------------------------
+  // The owner's side (grants/grant_owner.hpp): lends regions to peers (on
+  // the link's I/O thread, the iomap manager's work) and takes them back.
+  grant_owner& lent_grants();
+  // The holder's side (grants/grant_holder.hpp): this node's uses of
+  // peers' grants.
+  grant_holder& held_grants();
 
   // ---- the tables (the directory actor, any thread) -------------------------
   bool publish(const std::string& name, const caf::strong_actor_ptr& who, std::string interface);
