@@ -5,7 +5,7 @@
 #include <tcp_relay.hpp>
 
 #include <riomesh/actors/connection/connection_core.hpp>
-#include <riomesh/actors/connection/session_setup.hpp>
+#include <riomesh/actors/connection/session_drive.hpp>
 #include <riomesh/channels/tcp/tcp_channel.hpp>
 #include <riomesh/channels/tcp/tcp_socket.hpp>
 
@@ -61,7 +61,7 @@ session_setup make(channel& ch, const std::string& name, bool dialer, bool encry
   o.mine.encrypt = encrypt;
   o.dialer = dialer;
   o.expected = dialer ? "node-b" : "";
-  return session_setup(ch, std::make_shared<tls_context>(name, c), std::move(o));
+  return session_setup(std::make_shared<tls_context>(name, c), over(ch, std::move(o)));
 }
 
 void set_up(relayed_pair& p, session_setup& a, session_setup& b) {
@@ -70,8 +70,8 @@ void set_up(relayed_pair& p, session_setup& a, session_setup& b) {
   while (!(over(a) && over(b)) && clock_type::now() < end) {
     p.a->progress();
     p.b->progress();
-    a.pump();
-    b.pump();
+    drive_session(*p.a, a);
+    drive_session(*p.b, b);
   }
   REQUIRE_MESSAGE(a.established(), a.reason());
   REQUIRE_MESSAGE(b.established(), b.reason());

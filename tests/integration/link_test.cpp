@@ -308,11 +308,11 @@ TEST_CASE_FIXTURE(one_thread, "link: a silent peer is lost within peer_timeout +
   o.mine.terms = terms;
   credentials c;
   c.secret = "k";
-  session_setup setup(theirs, std::make_shared<tls_context>("node-b", c), std::move(o));
+  session_setup setup(std::make_shared<tls_context>("node-b", c), over(theirs, std::move(o)));
   auto end = std::chrono::steady_clock::now() + 10s;
   while (!setup.established() && !setup.failed() && std::chrono::steady_clock::now() < end) {
     theirs.progress();
-    setup.pump();
+    drive_session(theirs, setup);
   }
   REQUIRE(setup.established());
   ra->next("established");

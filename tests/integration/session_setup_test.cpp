@@ -2,7 +2,7 @@
 // on unauthenticated peers, the terms, and the connection core taking the
 // stream over where setup left it.
 #include <riomesh/actors/connection/connection_core.hpp>
-#include <riomesh/actors/connection/session_setup.hpp>
+#include <riomesh/actors/connection/session_drive.hpp>
 #include "channel_pair.hpp"
 
 #include <doctest/doctest.h>
@@ -39,7 +39,7 @@ session_setup make(channel& ch, const std::string& name, const std::string& secr
   o.mine.terms = t;
   o.dialer = dialer;
   o.allow_unauthenticated = allow_unauthenticated;
-  return session_setup(ch, tls(name, secret), std::move(o));
+  return session_setup(tls(name, secret), over(ch, std::move(o)));
 }
 
 // Drives both until each is established or failed, or 10 s pass.
@@ -49,8 +49,8 @@ void setup(test::linked_channels& p, session_setup& a, session_setup& b) {
   while (!(over(a) && over(b)) && std::chrono::steady_clock::now() < end) {
     p.a->progress();
     p.b->progress();
-    a.pump();
-    b.pump();
+    drive_session(*p.a, a);
+    drive_session(*p.b, b);
   }
 }
 

@@ -1,6 +1,6 @@
 #include "liar.hpp"
 
-#include <riomesh/actors/connection/session_setup.hpp>
+#include <riomesh/actors/connection/session_drive.hpp>
 #include <riomesh/actors/envelope/envelope.hpp>
 #include <riomesh/actors/envelope/envelope_decoder.hpp>
 #include <riomesh/actors/placement/arena_steps.hpp>
@@ -47,15 +47,15 @@ liar::liar(const std::string& name, const config::endpoint& to, const config::se
   o.mine.name = name;
   o.mine.terms = terms;
   o.dialer = true;
-  actors::session_setup setup(
-      *ch_, std::make_shared<actors::tls_context>(name, credentials_of(like)), std::move(o));
+  actors::session_setup setup(std::make_shared<actors::tls_context>(name, credentials_of(like)),
+                              actors::over(*ch_, std::move(o)));
   auto deadline = clock_type::now() + 10s;
   while (!setup.established()) {
     if (setup.failed())
       throw std::runtime_error(name + ": session setup: " + setup.reason());
     if (clock_type::now() > deadline)
       throw std::runtime_error(name + ": session setup took over 10 s");
-    if (!setup.pump())
+    if (!actors::drive_session(*ch_, setup))
       run_once(10);
   }
 }

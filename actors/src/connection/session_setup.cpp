@@ -6,42 +6,33 @@
 
 namespace riomesh::actors {
 
-session_setup::session_setup(channels::channel& ch, std::shared_ptr<const tls_context> tls,
-                             options o)
-    : ch_(ch), opt_(std::move(o)), tls_(std::move(tls)), hs_(tls_, opt_.dialer, opt_.expected) {}
+session_setup::session_setup(std::shared_ptr<const tls_context> tls, options o)
+    : opt_(std::move(o)), tls_(std::move(tls)), hs_(tls_, opt_.dialer, opt_.expected) {
+  take_handshake_output();  // the dialer's ClientHello
+}
 
 session_setup::~session_setup() = default;
+session_setup::session_setup(session_setup&&) noexcept = default;
 
 void session_setup::fail(const std::string& why) {
   if (!reason_.empty())
     return;
   auto name = !peer_.name.empty() ? peer_.name : hs_.named();
-  reason_ = "peer " + ch_.peer() + (name.empty() ? "" : " (" + name + ")") + ": " + why;
-  auto alert = hs_.take_output();  // a TLS alert, if the handshake failed
-  out_.insert(out_.end(), alert.begin(), alert.end());
-  flush();  // that, or our refusal: the peer then sees it itself
-  ch_.shutdown(channels::shutdown_how::both);
+  reason_ = "peer " + opt_.peer + (name.empty() ? "" : " (" + name + ")") + ": " + why;
+  // A TLS alert if the handshake failed, or our refusal: the peer then
+  // sees it itself, if the channel still takes it before the shutdown.
+  take_handshake_output();
+  shutdown_due_ = true;
 }
 
-bool session_setup::flush() {
-  while (out_pos_ < out_.size()) {
-    auto r = ch_.send(out_.data() + out_pos_, out_.size() - out_pos_);
-    out_pos_ += r.bytes;
-    if (r.bytes == 0) {
-      if (r.st != channels::status::would_block)
-        fail(std::string{"send: "} + engine::to_string(r.st));
-      return false;
-    }
-  }
-  out_.clear();
-  out_pos_ = 0;
-  return true;
+void session_setup::take_handshake_output() {
+  auto bytes = hs_.take_output();
+  out_.insert(out_.end(), bytes.begin(), bytes.end());
 }
 
 void session_setup::send(const std::vector<unsigned char>& message) {
   hs_.send(message);
-  auto bytes = hs_.take_output();
-  out_.insert(out_.end(), bytes.begin(), bytes.end());
+  take_handshake_output();
 }
 
 void session_setup::refuse(const std::string& why, bool wrong_node) {
@@ -81,8 +72,7 @@ void session_setup::on_hello(const session_hello& h) {
       tls_->creds().trusted.count(h.name) && !certificate_asked_) {
     certificate_asked_ = true;
     hs_.request_certificate();
-    auto bytes = hs_.take_output();
-    out_.insert(out_.end(), bytes.begin(), bytes.end());
+    take_handshake_output();
     stage_ = stage::certificate;
     return;
   }
@@ -100,7 +90,7 @@ void session_setup::on_hello(const session_hello& h) {
   verdict_ = judge(c);
   if (!verdict_.ok)
     return refuse(verdict_.why, verdict_.wrong_node);
-  bool can = ch_.guard() != nullptr;
+  bool can = opt_.can_encrypt;
   if (opt_.dialer) {
     // The acceptor's hello carries the decision: ours or its wish.
     if (h.encrypt && !can)
@@ -138,91 +128,89 @@ void session_setup::on_hello(const session_hello& h) {
   }
 }
 
-void session_setup::secure_channel() {
-  secured_ = true;
-  std::string error;
-  ssl_st* ssl = hs_.release();
-  auto* guard = ch_.guard();
-  if (!guard || !guard->secure(ssl, error)) {
-    SSL_free(ssl);
-    fail("cannot encrypt the stream: " + error);
+std::size_t session_setup::on_bytes(const unsigned char* p, std::size_t n) {
+  if (!reading())
+    return 0;
+  std::size_t used = hs_.feed(p, n);
+  if (hs_.current() == handshake::state::failed) {
+    fail(hs_.reason());
+    return used;
   }
+  take_handshake_output();
+  if (stage_ == stage::certificate && !hs_.certificate_pending()) {
+    stage_ = stage::hello;
+    on_hello(peer_);
+  }
+  if (stage_ == stage::tls && hs_.current() == handshake::state::secured) {
+    stage_ = stage::hello;
+    if (opt_.dialer)
+      send(encode_hello(opt_.mine));
+  }
+  while (reading())
+    if (auto m = hs_.receive())
+      on_message(*m);
+    else
+      break;
+  after_output();
+  return used;
 }
 
-bool session_setup::pump() {
+void session_setup::on_end(const std::string& why) {
   if (failed() || established())
-    return false;
-  bool moved = false;
-  auto first = hs_.take_output();  // the dialer's ClientHello
-  out_.insert(out_.end(), first.begin(), first.end());
-  while (!failed() && refusal_.empty() && stage_ != stage::done) {
-    auto [p, n] = ch_.peek();
-    if (n == 0) {
-      // Nothing to read: has the peer ended its side? (It does when it
-      // refuses us.) A byte that arrives meanwhile is read, not lost.
-      auto r = ch_.recv(&probe_, 1);
-      if (r.bytes == 1) {
-        p = &probe_;
-        n = 1;
-      } else {
-        if (r.st == channels::status::eof || r.st == channels::status::closed)
-          fail("the peer ended the connection during setup" +
-               (ch_.reason().empty() ? std::string{} : ": " + ch_.reason()));
-        break;
-      }
-    }
-    std::size_t used = hs_.feed(p, n);
-    if (p != &probe_)
-      ch_.consume(used);
-    moved = moved || used > 0;
-    if (hs_.current() == handshake::state::failed) {
-      fail(hs_.reason());
-      return true;
-    }
-    auto flight = hs_.take_output();
-    out_.insert(out_.end(), flight.begin(), flight.end());
-    if (stage_ == stage::certificate && !hs_.certificate_pending()) {
-      stage_ = stage::hello;
-      on_hello(peer_);
-    }
-    if (stage_ == stage::tls && hs_.current() == handshake::state::secured) {
-      stage_ = stage::hello;
-      if (opt_.dialer)
-        send(encode_hello(opt_.mine));
-    }
-    while (auto m = hs_.receive()) {
-      on_message(*m);
-      if (failed() || !refusal_.empty() || stage_ == stage::done)
-        break;
-    }
-    if (used == 0)
-      break;
-  }
-  if (failed())
-    return true;
-  if (!out_.empty())
-    moved = flush() || moved;
-  if (!refusal_.empty() && out_.empty()) {
+    return;
+  fail("the peer ended the connection during setup" + (why.empty() ? std::string{} : ": " + why));
+}
+
+void session_setup::on_early_frame(const std::string& what) {
+  if (awaiting_peer() && !what.empty())
+    fail(what);
+}
+
+void session_setup::sent(std::size_t n) {
+  out_pos_ += std::min(n, out_.size() - out_pos_);
+  if (out_pos_ < out_.size())
+    return;
+  out_.clear();
+  out_pos_ = 0;
+  after_output();
+}
+
+void session_setup::send_failed(const std::string& why) {
+  out_.clear();
+  out_pos_ = 0;
+  fail("send: " + why);
+}
+
+void session_setup::after_output() {
+  if (!out_.empty() || failed())
+    return;
+  if (!refusal_.empty())
     fail(refusal_);
-    return true;
-  }
-  if (stage_ == stage::done && out_.empty() && encrypt_ && !secured_)
-    secure_channel();
-  if (!failed() && !established() && ch_.closed())
-    fail("the peer ended the connection during setup: " + ch_.reason());
-  // Everything the peer streamed is read, its session is not set up, and
-  // it sent a map or placement: no node does that before its session.
-  if (!failed() && stage_ != stage::done && ch_.peek().second == 0)
-    if (auto held = ch_.guard() ? ch_.guard()->held_frame() : std::string{}; !held.empty()) {
-      fail(held);
-      return true;
-    }
-  if (established() && !authorized_) {
-    authorized_ = true;
-    if (auto* guard = ch_.guard())
-      guard->authorize();
-  }
-  return moved;
+}
+
+ssl_st* session_setup::take_stream_tls() {
+  if (failed() || tls_taken_ || stage_ != stage::done || !out_.empty() || !encrypt_)
+    return nullptr;
+  tls_taken_ = true;
+  return hs_.release();
+}
+
+void session_setup::secured(bool ok, const std::string& error) {
+  if (ok)
+    secured_ = true;
+  else
+    fail("cannot encrypt the stream: " + error);
+}
+
+bool session_setup::take_authorize() {
+  if (!established() || authorized_)
+    return false;
+  authorized_ = true;
+  return true;
+}
+
+bool session_setup::take_shutdown() {
+  return std::exchange(shutdown_due_, false);
 }
 
 }  // namespace riomesh::actors

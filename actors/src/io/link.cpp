@@ -135,7 +135,7 @@ void link::start(clock::time_point now) {
       return sessions->ask(ticket, c);
     };
   }
-  setup_ = std::make_unique<session_setup>(*ch_, params_.tls, std::move(o));
+  setup_ = std::make_unique<session_setup>(params_.tls, over(*ch_, std::move(o)));
   on_io(now);  // the greeting goes out now
 }
 
@@ -393,7 +393,7 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
   for (int round = 0; round < rounds_per_wake; ++round) {
     bool moved = false, ended = false;
     if (is(phase::setting_up)) {
-      moved = setup_->pump();
+      moved = drive_session(*ch_, *setup_);
       if (setup_->failed()) {
         wrong_node_ = setup_->wrong_node();
         leave(setup_->reason());

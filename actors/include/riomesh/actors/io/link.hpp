@@ -19,7 +19,7 @@
 #include <riomesh/actors/connection/connection_core.hpp>
 #include <riomesh/actors/connection/connection_params.hpp>
 #include <riomesh/actors/connection/refusal_meter.hpp>
-#include <riomesh/actors/connection/session_setup.hpp>
+#include <riomesh/actors/connection/session_drive.hpp>
 #include <riomesh/channels/memory/memory_region.hpp>
 
 #include <caf/actor_control_block.hpp>
