@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace riomesh::actors;
@@ -48,6 +49,25 @@ std::vector<unsigned char> drain(session_setup& s) {
 struct pipe {
   std::vector<unsigned char> to_a, to_b;
 };
+
+// All of `in` offered at once; what was taken leaves it.
+void feed(session_setup& s, std::vector<unsigned char>& in) {
+  auto used = s.on_bytes(in.data(), in.size());
+  in.erase(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(used));
+}
+
+// Until the dialer `a` has judged the acceptor's hello: its last message
+// (a confirmation, or a refusal) then waits in its output, unsent.
+void until_dialer_judged(session_setup& a, session_setup& b, pipe& p) {
+  for (int i = 0; i < 100 && a.reading(); ++i) {
+    auto out = drain(a);
+    p.to_b.insert(p.to_b.end(), out.begin(), out.end());
+    feed(b, p.to_b);
+    out = drain(b);
+    p.to_a.insert(p.to_a.end(), out.begin(), out.end());
+    feed(a, p.to_a);
+  }
+}
 
 // Both sides until neither moves: each one's output goes to the other in
 // pieces of 1 to `most` bytes. Leaves in the pipe what was not taken.
@@ -107,20 +127,8 @@ TEST_CASE("session steps: the core's first bytes, right behind the setup, are le
   auto a = make("node-a", true);
   auto b = make("node-b", false);
   pipe p;
-  // Until the dialer has judged the acceptor's hello: its confirmation
-  // then waits in its output, and its stream starts right behind it.
-  auto feed = [](session_setup& s, std::vector<unsigned char>& in) {
-    auto used = s.on_bytes(in.data(), in.size());
-    in.erase(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(used));
-  };
-  for (int i = 0; i < 100 && a.reading(); ++i) {
-    auto out = drain(a);
-    p.to_b.insert(p.to_b.end(), out.begin(), out.end());
-    feed(b, p.to_b);
-    out = drain(b);
-    p.to_a.insert(p.to_a.end(), out.begin(), out.end());
-    feed(a, p.to_a);
-  }
+  // The dialer's stream starts right behind its confirmation.
+  until_dialer_judged(a, b, p);
   REQUIRE_FALSE(a.failed());
   CHECK_FALSE(a.established());  // its confirmation is not out yet
   auto confirm = drain(a);
@@ -165,8 +173,12 @@ TEST_CASE("session steps: a refused claim fails both sides with its reason, the 
   REQUIRE_FALSE(b.reading());
   CHECK_FALSE(b.failed());  // not before its refusal is sent
   CHECK_FALSE(b.take_shutdown());
-  auto refusal = drain(b);
-  CHECK_FALSE(refusal.empty());
+  auto [bytes, n] = b.output();
+  REQUIRE(n > 1);
+  std::vector<unsigned char> refusal(bytes, bytes + n);
+  b.sent(1);  // the channel took a byte of it only
+  CHECK_FALSE(b.failed());
+  b.sent(n - 1);
   REQUIRE(b.failed());
   CHECK(b.take_shutdown());
   CHECK_FALSE(b.take_shutdown());
@@ -178,7 +190,33 @@ TEST_CASE("session steps: a refused claim fails both sides with its reason, the 
   CHECK(a.take_shutdown());
 }
 
-TEST_CASE("session steps: what is no TLS is refused at once, the alert still sent") {
+TEST_CASE(
+    "session steps: a wrong secret fails both sides, the TLS alert sent before the shutdown") {
+  auto a = make("node-a", true, "right");
+  auto b = make("node-b", false, "wrong");
+  pipe p;
+  bool alert_out = false;
+  for (int i = 0; i < 100 && !(a.failed() && b.failed()); ++i) {
+    for (auto [side, in, to] :
+         {std::tuple{&a, &p.to_a, &p.to_b}, std::tuple{&b, &p.to_b, &p.to_a}}) {
+      bool was = side->failed();
+      feed(*side, *in);
+      if (!was && side->failed())
+        alert_out = alert_out || side->output().second > 0;
+      auto out = drain(*side);
+      to->insert(to->end(), out.begin(), out.end());
+    }
+  }
+  CHECK(alert_out);  // the side that failed first had its alert to send
+  REQUIRE(a.failed());
+  REQUIRE(b.failed());
+  CHECK(has(a.reason(), "wrong cluster secret"));
+  CHECK(has(b.reason(), "wrong cluster secret"));
+  CHECK(a.take_shutdown());
+  CHECK(b.take_shutdown());
+}
+
+TEST_CASE("session steps: what is no TLS fails the setup at once, and asks for the shutdown") {
   auto b = make("node-b", false);
   const std::string http = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
   b.on_bytes(reinterpret_cast<const unsigned char*>(http.data()), http.size());
@@ -223,6 +261,9 @@ TEST_CASE("session steps: encrypted, established only once the guard took the TL
   auto a = make("node-a", true, "k", wants);
   auto b = make("node-b", false, "k", wants);
   pipe p;
+  until_dialer_judged(a, b, p);
+  REQUIRE(a.output().second > 0);
+  CHECK(a.take_stream_tls() == nullptr);  // its confirmation goes in the clear first
   converse(a, b, p, 3);
   CHECK(a.encrypted());
   CHECK(b.encrypted());
@@ -239,17 +280,33 @@ TEST_CASE("session steps: encrypted, established only once the guard took the TL
   CHECK(has(b.reason(), "cannot encrypt the stream: no kTLS here"));
   SSL_free(tls_a);  // the guards would own them
   SSL_free(tls_b);
+}
 
-  // A side that cannot encrypt refuses a peer that insists.
-  session_setup::options cannot;
-  cannot.can_encrypt = false;
-  auto c = make("node-c", true, "k", wants);
-  auto d = make("node-d", false, "k", cannot);
-  pipe q;
-  converse(c, d, q, 4);
-  CHECK(d.failed());
-  CHECK(has(d.reason(), "the dialer wants the stream encrypted, which this channel cannot do"));
-  CHECK(c.failed());
+TEST_CASE("session steps: a side that cannot encrypt and a peer that insists part, saying why") {
+  session_setup::options wants, cannot;
+  wants.mine.encrypt = true;
+  wants.can_encrypt = true;
+  struct one {
+    session_setup::options dialer, acceptor;
+    const char* refuser_says;
+    bool dialer_refuses;
+  };
+  for (const auto& c : {
+           one{wants, cannot, "the dialer wants the stream encrypted, which this channel cannot do",
+               false},
+           one{cannot, wants,
+               "the acceptor wants the stream encrypted, which this channel cannot do", true},
+       }) {
+    CAPTURE(c.refuser_says);
+    auto a = make("node-a", true, "k", c.dialer);
+    auto b = make("node-b", false, "k", c.acceptor);
+    pipe p;
+    converse(a, b, p, 4);
+    REQUIRE(a.failed());
+    REQUIRE(b.failed());
+    CHECK(has((c.dialer_refuses ? a : b).reason(), c.refuser_says));
+    CHECK(has((c.dialer_refuses ? b : a).reason(), "refused this session"));
+  }
 }
 
 TEST_CASE("session steps: a send the channel refuses fails the setup, naming it") {

@@ -52,6 +52,16 @@ bool read(channels::channel& ch, session_setup& s) {
   return moved;
 }
 
+// What a failure asks: the alert or refusal, if the channel takes it,
+// then the shutdown.
+bool shut_if_due(channels::channel& ch, session_setup& s) {
+  if (!s.take_shutdown())
+    return false;
+  flush(ch, s);
+  ch.shutdown(channels::shutdown_how::both);
+  return true;
+}
+
 }  // namespace
 
 session_setup::options over(channels::channel& ch, session_setup::options o) {
@@ -61,11 +71,13 @@ session_setup::options over(channels::channel& ch, session_setup::options o) {
 }
 
 bool drive_session(channels::channel& ch, session_setup& s) {
+  // A failure told to the setup outside this call still shuts down here.
   if (s.failed() || s.established())
-    return false;
+    return shut_if_due(ch, s);
   bool moved = read(ch, s);
   moved = flush(ch, s) || moved;
   if (auto* tls = s.take_stream_tls()) {
+    // Ours until the guard takes it.
     std::string error;
     auto* guard = ch.guard();
     bool ok = guard && guard->secure(tls, error);
@@ -81,12 +93,7 @@ bool drive_session(channels::channel& ch, session_setup& s) {
   if (s.take_authorize())
     if (auto* guard = ch.guard())
       guard->authorize();
-  if (s.take_shutdown()) {
-    flush(ch, s);  // the alert or refusal, if the channel takes it
-    ch.shutdown(channels::shutdown_how::both);
-    moved = true;
-  }
-  return moved;
+  return shut_if_due(ch, s) || moved;
 }
 
 }  // namespace riomesh::actors

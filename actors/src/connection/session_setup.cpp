@@ -151,6 +151,10 @@ std::size_t session_setup::on_bytes(const unsigned char* p, std::size_t n) {
       on_message(*m);
     else
       break;
+  // Sealing our answer can fail the handshake too: seen now, not at the
+  // peer's next bytes, which may never come.
+  if (hs_.current() == handshake::state::failed)
+    fail(hs_.reason());
   after_output();
   return used;
 }

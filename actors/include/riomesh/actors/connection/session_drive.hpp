@@ -1,6 +1,7 @@
 // Carries a session setup's events and work between it and a channel:
 // the only code of the setup that does I/O, kept this thin so that what
-// is decided (session_setup.hpp) is tested without one.
+// is decided (session_setup.hpp) is unit-tested without a channel; this
+// part runs in the integration tests, over real channels.
 #pragma once
 
 #include <riomesh/actors/connection/session_setup.hpp>

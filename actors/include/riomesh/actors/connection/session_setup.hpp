@@ -82,8 +82,10 @@ class session_setup {
   bool reading() const { return reason_.empty() && refusal_.empty() && stage_ != stage::done; }
   // The peer has yet to finish its part (an early frame still counts).
   bool awaiting_peer() const { return reason_.empty() && stage_ != stage::done; }
-  // Once, when the rest of the stream is to be encrypted: the TLS session
-  // to hand to the channel's guard (null otherwise). Answer with secured().
+  // Once, when the rest of the stream is to be encrypted and our last
+  // message in the clear is all sent: the TLS session to hand to the
+  // channel's guard (null otherwise). The caller owns it, and frees it
+  // (SSL_free) if the guard does not take it; answer with secured().
   ssl_st* take_stream_tls();
   // Once established: open the channel's gate (true once).
   bool take_authorize();
