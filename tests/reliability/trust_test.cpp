@@ -534,6 +534,54 @@ TEST_CASE("trust 7: a flood of connects from eight addresses keeps no honest nod
   std::remove(log.c_str());
 }
 
+// What waited behind a node query is delivered once the query is
+// answered, in order; a member cut off by one of those messages gets none
+// of the rest delivered (exchange.cpp: deliver_parked).
+TEST_CASE("trust 2: held behind a node query, what follows a cut-off never reaches an actor") {
+  // Behind the held message: `refused` messages to an actor never handed
+  // to the member, then a text for the forwarder, which keeps it; whether
+  // it did is asked of it from the honest node.
+  auto run = [](const std::string& name, int refused, bool cut) {
+    scene s(name);
+    liar l("member", s.at(), node_settings("member"));
+    auto forwarder = l.resolve("forwarder");
+    REQUIRE(forwarder != 0);
+    auto seen_from_honest = s.honest->remote_actor("node-b", "forwarder", 10s);
+    REQUIRE(seen_from_honest);
+    auto mine = s.honest->system().spawn<collector>();
+    send_envelope(l, naming_unknown_node(*s.honest, mine, forwarder));
+    auto query = l.hear(actors::envelope_kind::node_query);
+    for (int i = 0; i < refused; ++i)
+      send_envelope(l, {actors::envelope_kind::message, 0, 999999, 0, {}, {0}});
+    encoded_message text;
+    std::string error;
+    REQUIRE(encode_message(s.honest->system(), caf::make_message(std::string{"after the query"}),
+                           1 << 20, text, error));
+    actors::envelope last;
+    last.kind = actors::envelope_kind::message;
+    last.receiver = forwarder;
+    last.body = std::move(text.body);
+    send_envelope(l, last);
+    actors::envelope info;  // "I do not know that node either"
+    info.kind = actors::envelope_kind::node_info;
+    info.request_id = query.request_id;
+    info.body = {0};
+    send_envelope(l, info);
+    if (cut) {
+      s.expect_cut_off(l, "member", "more than 100 of its messages were refused within 10 s");
+      std::this_thread::sleep_for(1s);
+      for (const auto& line : lines_of(*s.honest, *seen_from_honest))
+        CHECK_MESSAGE(line != "after the query", "delivered after the member was cut off");
+    } else {
+      CHECK_MESSAGE(hears(*s.honest, *seen_from_honest, "after the query"), s.victim.log());
+    }
+    caf::anon_send_exit(mine, caf::exit_reason::kill);
+    CHECK(s.victim.stop() == 0);
+  };
+  run("held-delivered", 5, false);  // the last message is delivered when nothing cuts
+  run("held-cut", 150, true);
+}
+
 TEST_CASE("trust 9: a member refused over and over fills no log, and is cut off") {
   scene s("flood-log");
   liar l("member", s.at(), node_settings("member"));
