@@ -27,6 +27,8 @@
 # The guest sees the host's files read-only, over a root and a /tmp of its
 # own; the current folder, this project's tree and the folders listed in
 # RIOMESH_VM_SHARE (colon-separated) are shared read-write at their paths.
+# A guest that stalls in its kernel's boot (nothing from its initramfs in
+# RIOMESH_VM_BOOT_LIMIT seconds, default 120) is booted again, once.
 # Exit code: the command's; 124 on timeout; 125 if the VM failed first.
 set -euo pipefail
 { # read whole before running: editing this file cannot break a running VM
@@ -209,10 +211,40 @@ ended() {
   echo "vm-run: $name ended without an exit code (qemu exit $rc)" >&2
   return 125
 }
+# A guest whose initramfs has said nothing after boot_limit seconds
+# stalled in its kernel's boot: seen under TCG as a VM silent until its
+# timeout, with an empty console. Its command has not started, so it is
+# booted again, once, within what is left of the timeout (not with -v,
+# whose console is not kept).
+boot_limit=${RIOMESH_VM_BOOT_LIMIT:-120}
+boot_once() {  # BUDGET: qemu's exit code; 200 if the guest stalled at boot
+  rm -f "$ctl/console"
+  timeout "$1" qemu-system-x86_64 "${args[@]}" </dev/null &
+  local pid=$! waited=0
+  while ((!verbose)) && kill -0 "$pid" 2>/dev/null && ! grep -qs "vm-run: initramfs" "$ctl/console"; do
+    if ((waited >= boot_limit)); then
+      kill "$pid" 2>/dev/null
+      wait "$pid" || true
+      return 200
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  wait "$pid"
+}
 if ((hosts == 1)); then
   qemu_args "$ctl"
   rc=0
-  timeout "$timeout_s" qemu-system-x86_64 "${args[@]}" </dev/null || rc=$?
+  boot_once "$timeout_s" || rc=$?
+  if ((rc == 200)); then
+    echo "vm-run: the VM said nothing in ${boot_limit}s (stalled at boot); booting it again" >&2
+    [[ -s $ctl/console ]] && { echo "vm-run: its console:" >&2; tail -20 "$ctl/console" >&2; }
+    left=$((timeout_s - SECONDS))
+    ((left > 0)) || { echo "vm-run: no time left for a second boot" >&2; exit 124; }
+    rc=0
+    boot_once "$left" || rc=$?
+    ((rc == 200)) && { echo "vm-run: the VM stalled at boot again" >&2; exit 125; }
+  fi
   ended "the VM" "$ctl" "$rc" || exit $?
   exit 0
 fi
