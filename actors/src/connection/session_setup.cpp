@@ -2,8 +2,6 @@
 
 #include <riomesh/actors/handshake/trust_rules.hpp>
 
-#include <openssl/ssl.h>
-
 namespace riomesh::actors {
 
 session_setup::session_setup(std::shared_ptr<const tls_context> tls, options o)
