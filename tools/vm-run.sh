@@ -28,7 +28,8 @@
 # own; the current folder, this project's tree and the folders listed in
 # RIOMESH_VM_SHARE (colon-separated) are shared read-write at their paths.
 # A guest that stalls in its kernel's boot (nothing from its initramfs in
-# RIOMESH_VM_BOOT_LIMIT seconds, default 120) is booted again, once.
+# RIOMESH_VM_BOOT_LIMIT seconds, default 120) is booted again, once (with
+# -2, both hosts are).
 # Exit code: the command's; 124 on timeout; 125 if the VM failed first.
 set -euo pipefail
 { # read whole before running: editing this file cannot break a running VM
@@ -252,12 +253,14 @@ fi
 # loopback (QEMU's socket netdev), which, unlike UDP datagrams, loses no
 # frame when a guest falls behind: a link as lossless as a RoCE fabric's,
 # where tests add loss of their own with netem.
-port=0
-for _ in $(seq 50); do
-  p=$((20000 + RANDOM % 40000))
-  [[ -z $(ss -Hltn "sport = :$p" 2>/dev/null) ]] && { port=$p; break; }
-done
-((port)) || die "no free port for the link between the hosts"
+pick_port() {  # a free port on the host's loopback for the link, into `port`
+  port=0
+  for _ in $(seq 50); do
+    local p=$((20000 + RANDOM % 40000))
+    [[ -z $(ss -Hltn "sport = :$p" 2>/dev/null) ]] && { port=$p; return; }
+  done
+  die "no free port for the link between the hosts"
+}
 ctl_b=$(mktemp -d); trap 'rm -rf "$ctl" "$ctl_b"' EXIT
 cp -r "$ctl/." "$ctl_b/"
 echo "a 10.78.0.1 10.78.0.2" >"$ctl/host"
@@ -304,25 +307,57 @@ nic() {  # nic MAC_END listen|connect
   echo -netdev "socket,id=link,$2=127.0.0.1:$port" \
     -device "virtio-net-pci,netdev=link,mac=52:54:00:78:00:$1,host_mtu=9000"
 }
-# shellcheck disable=SC2046
-qemu_args "$ctl" $(nic 01 listen); args_a=("${args[@]}")
-# shellcheck disable=SC2046
-qemu_args "$ctl_b" $(nic 02 connect); args_b=("${args[@]}")
-qa=0 qb=0
 export LD_PRELOAD=$nodelay${LD_PRELOAD:+:$LD_PRELOAD}
-{ timeout "$timeout_s" qemu-system-x86_64 "${args_a[@]}" </dev/null || echo $? >"$ctl.qemu"; } |
-  sed -u 's/^/[host a] /' &
-# Host b dials host a's end of the link: once it listens.
-for _ in $(seq 100); do
-  [[ -n $(ss -Hltn "sport = :$port" 2>/dev/null) ]] && break
-  sleep 0.05
-done
-{ timeout "$timeout_s" qemu-system-x86_64 "${args_b[@]}" </dev/null || echo $? >"$ctl_b.qemu"; } |
-  sed -u 's/^/[host b] /' &
-wait
-[[ -s $ctl.qemu ]] && qa=$(cat "$ctl.qemu")
-[[ -s $ctl_b.qemu ]] && qb=$(cat "$ctl_b.qemu")
-rm -f "$ctl.qemu" "$ctl_b.qemu"
+# boot_pair BUDGET: both hosts, their exit codes into qa and qb; returns
+# 200 if either stalled at boot (both are stopped then: the link's other
+# end would wait for it forever).
+boot_pair() {
+  pick_port
+  # shellcheck disable=SC2046
+  qemu_args "$ctl" $(nic 01 listen); args_a=("${args[@]}")
+  # shellcheck disable=SC2046
+  qemu_args "$ctl_b" $(nic 02 connect); args_b=("${args[@]}")
+  rm -f "$ctl/console" "$ctl_b/console" "$ctl.qemu" "$ctl_b.qemu"
+  { timeout "$1" qemu-system-x86_64 "${args_a[@]}" </dev/null || echo $? >"$ctl.qemu"; } |
+    sed -u 's/^/[host a] /' &
+  local pid_a=$!
+  # Host b dials host a's end of the link: once it listens.
+  for _ in $(seq 100); do
+    [[ -n $(ss -Hltn "sport = :$port" 2>/dev/null) ]] && break
+    sleep 0.05
+  done
+  { timeout "$1" qemu-system-x86_64 "${args_b[@]}" </dev/null || echo $? >"$ctl_b.qemu"; } |
+    sed -u 's/^/[host b] /' &
+  local pid_b=$! waited=0 stalled=0
+  while ((!verbose)) && { kill -0 "$pid_a" || kill -0 "$pid_b"; } 2>/dev/null &&
+    ! { grep -qs "vm-run: initramfs" "$ctl/console" && grep -qs "vm-run: initramfs" "$ctl_b/console"; }; do
+    if ((waited >= boot_limit)); then
+      stalled=1
+      pkill -f -- "127.0.0.1:$port" 2>/dev/null || true
+      break
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  wait
+  qa=0 qb=0
+  [[ -s $ctl.qemu ]] && qa=$(cat "$ctl.qemu")
+  [[ -s $ctl_b.qemu ]] && qb=$(cat "$ctl_b.qemu")
+  rm -f "$ctl.qemu" "$ctl_b.qemu"
+  ((stalled)) && return 200
+  return 0
+}
+if ! boot_pair "$timeout_s"; then
+  for h in a b; do
+    c=$ctl; [[ $h == b ]] && c=$ctl_b
+    grep -qs "vm-run: initramfs" "$c/console" && continue
+    echo "vm-run: host $h said nothing in ${boot_limit}s (stalled at boot); booting both again" >&2
+    [[ -s $c/console ]] && { echo "vm-run: its console:" >&2; tail -20 "$c/console" >&2; }
+  done
+  left=$((timeout_s - SECONDS))
+  ((left > 0)) || { echo "vm-run: no time left for a second boot" >&2; exit 124; }
+  boot_pair "$left" || { echo "vm-run: a host stalled at boot again" >&2; exit 125; }
+fi
 rc_a=0 rc_b=0
 ended "host a" "$ctl" "$qa" || rc_a=$?
 ended "host b" "$ctl_b" "$qb" || rc_b=$?
