@@ -3,7 +3,7 @@
 // control by arena space, batched releases, and a peer that lies about releases.
 #include <riomesh/actors/connection/connection_core.hpp>
 #include "channel_pair.hpp"
-#include "core_drive.hpp"
+#include "core_pair.hpp"
 
 #include <doctest/doctest.h>
 
@@ -159,7 +159,7 @@ TEST_CASE("connection: a peer releasing space it was never given is cut off, wit
   std::vector<unsigned char> bytes;
   encode(lie, bytes);
   REQUIRE(p.b->send(bytes.data(), bytes.size()).bytes == bytes.size());
-  REQUIRE(until_closed(p, a));
+  REQUIRE(until_closed(p, *p.a, a));
   MESSAGE("over " << std::string(test::channel_pair_kind()) << ": " << a.reason());
   CHECK(a.reason().find("envelope 1: release of arena space 1024+64 never given") !=
         std::string::npos);
@@ -180,7 +180,7 @@ TEST_CASE(
       a.say_farewell();
     REQUIRE(run(p, a, b, [&] { return a.idle(); }));
     p.a->shutdown(shutdown_how::write);
-    REQUIRE(until_closed(p, b));
+    REQUIRE(until_closed(p, *p.b, b));
     CHECK(got == 1);
     CHECK(b.peer_stopped() == farewell);
     INFO(b.reason());
@@ -204,7 +204,7 @@ TEST_CASE("connection: releases batched before our farewell do not follow it") {
     return got.size() == 1;
   }));
   got.clear();  // the view drops: b batches its release
-  b.pump();
+  actors::drive_core(*p.b, b);
   b.say_farewell();
   // Past the batch's delay, b has nothing to say: a sees no envelope after
   // the farewell, and no release.
@@ -227,7 +227,7 @@ TEST_CASE("connection: nothing may follow a farewell") {
   encode(bye, bytes);
   encode(more, bytes);
   REQUIRE(p.b->send(bytes.data(), bytes.size()).bytes == bytes.size());
-  REQUIRE(until_closed(p, a));
+  REQUIRE(until_closed(p, *p.a, a));
   CHECK_FALSE(a.peer_stopped());
   CHECK(a.reason().find("envelope 2 (message) after the peer's farewell") != std::string::npos);
 }

@@ -7,7 +7,7 @@
 #include <riomesh/actors/placement/arena_steps.hpp>
 #include <riomesh/channels/tcp/tcp_channel.hpp>
 #include "channel_pair.hpp"
-#include "core_drive.hpp"
+#include "core_pair.hpp"
 
 #include <doctest/doctest.h>
 
@@ -229,7 +229,7 @@ TEST_CASE("rendezvous: a peer that lies about a loan is cut off, with the reason
     std::vector<unsigned char> bytes;
     encode(encode_step(l.step), bytes);
     REQUIRE(p.b->send(bytes.data(), bytes.size()).bytes == bytes.size());
-    REQUIRE(until_closed(p, a));
+    REQUIRE(until_closed(p, *p.a, a));
     MESSAGE(a.reason());
     CHECK(a.reason().find(l.says) != std::string::npos);
   }
@@ -244,7 +244,7 @@ TEST_CASE("rendezvous: a peer that lies about a loan is cut off, with the reason
   std::vector<unsigned char> bytes;
   encode(e, bytes);
   REQUIRE(p.b->send(bytes.data(), bytes.size()).bytes == bytes.size());
-  REQUIRE(until_closed(p, a));
+  REQUIRE(until_closed(p, *p.a, a));
   CHECK(a.reason().find("lent buffers, which this node did not offer to fetch") !=
         std::string::npos);
 }
@@ -272,7 +272,7 @@ TEST_CASE("rendezvous: a tcp peer that says it pushed a loan it did not write al
   while (!map && std::chrono::steady_clock::now() < end) {
     p.a->progress();
     p.b->progress();
-    b.pump();
+    actors::drive_core(*p.b, b);
     events.clear();
     p.a->take_events(events);
     for (const auto& ev : events)
@@ -285,7 +285,7 @@ TEST_CASE("rendezvous: a tcp peer that says it pushed a loan it did not write al
   bytes.clear();
   encode(encode_step({arena_step::kind::pushed, loan, 0}), bytes);
   REQUIRE(p.a->send(bytes.data(), bytes.size()).bytes == bytes.size());
-  REQUIRE(until_closed(p, b));
+  REQUIRE(until_closed(p, *p.b, b));
   MESSAGE(b.reason());
   CHECK(b.reason().find("says it pushed the lent buffer at offset " + std::to_string(loan) +
                         ", and did not write all of it") != std::string::npos);
@@ -313,7 +313,7 @@ TEST_CASE("rendezvous: what waits behind an unfetched loan is bounded") {
     encode(e, bytes);
   }
   REQUIRE(p.a->send(bytes.data(), bytes.size()).bytes == bytes.size());
-  REQUIRE(until_closed(p, b));
+  REQUIRE(until_closed(p, *p.b, b));
   MESSAGE(b.reason());
   CHECK(b.take_inbound().empty());  // nothing overtook the one it waits for
   CHECK(((b.reason().find("wait behind lent buffers") != std::string::npos) ||

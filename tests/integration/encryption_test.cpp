@@ -4,7 +4,7 @@
 // and a byte changed on the way ends the connection, naming the record.
 #include <tcp_relay.hpp>
 
-#include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/core_drive.hpp>
 #include <riomesh/actors/connection/session_drive.hpp>
 #include <riomesh/channels/tcp/tcp_channel.hpp>
 #include <riomesh/channels/tcp/tcp_socket.hpp>
@@ -122,8 +122,8 @@ TEST_CASE(
     while (got.size() < 3 && !ca.closed() && !cb.closed() && clock_type::now() < end) {
       p.a->progress();
       p.b->progress();
-      ca.pump();
-      cb.pump();
+      actors::drive_core(*p.a, ca);
+      actors::drive_core(*p.b, cb);
       for (auto& m : cb.take_inbound())
         got.push_back(std::move(m));
     }
@@ -163,8 +163,8 @@ TEST_CASE("encryption: neither side asking leaves the stream in the clear after 
        got.empty() && clock_type::now() < end;) {
     p.a->progress();
     p.b->progress();
-    ca.pump();
-    cb.pump();
+    actors::drive_core(*p.a, ca);
+    actors::drive_core(*p.b, cb);
     got = cb.take_inbound();
   }
   REQUIRE(got.size() == 1);
@@ -190,8 +190,8 @@ TEST_CASE("encryption: a byte changed on the way ends the connection, saying the
        !cb.closed() && clock_type::now() < end;) {
     p.a->progress();
     p.b->progress();
-    ca.pump();
-    cb.pump();
+    actors::drive_core(*p.a, ca);
+    actors::drive_core(*p.b, cb);
     for (auto& x : cb.take_inbound())
       got.push_back(std::move(x));
   }

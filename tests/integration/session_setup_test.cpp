@@ -1,7 +1,7 @@
 // Connection setup between two real channels (channel_pair.hpp): the handshake, the policy
 // on unauthenticated peers, the terms, and the connection core taking the
 // stream over where setup left it.
-#include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/core_drive.hpp>
 #include <riomesh/actors/connection/session_drive.hpp>
 #include "channel_pair.hpp"
 
@@ -87,8 +87,8 @@ TEST_CASE("setup: the same secret, then the terms, then envelopes on the same st
   while (got.empty() && !ca.closed() && !cb.closed() && std::chrono::steady_clock::now() < end) {
     p.a->progress();
     p.b->progress();
-    ca.pump();
-    cb.pump();
+    actors::drive_core(*p.a, ca);
+    actors::drive_core(*p.b, cb);
     got = cb.take_inbound();
   }
   REQUIRE(got.size() == 1);

@@ -1,4 +1,4 @@
-// The connection core's one-sided fetches, over a channel that records the
+// The connection core's one-sided fetches, over placements that record the
 // calls and lets the test say how far each goes.
 #include <riomesh/actors/connection/direct_fetch.hpp>
 #include <riomesh/actors/connection/send_registrations.hpp>
@@ -16,7 +16,7 @@ namespace {
 
 // Takes at most `room` bytes per ioread, then answers would_block; an
 // offset from `unmapped_from` on has no map.
-class fetch_channel final : public channels::channel, public channels::one_sided_access {
+class fetch_channel final : public channels::iomap_access, public channels::one_sided_access {
  public:
   one_sided_access* one_sided() override { return this; }
   struct read_call {
@@ -58,10 +58,6 @@ class fetch_channel final : public channels::channel, public channels::one_sided
     return {atomic_answer == status::ok ? 8u : 0u, atomic_answer};
   }
 
-  io_result send(const void*, std::size_t n) override { return {n, status::ok}; }
-  io_result recv(void*, std::size_t) override { return {0, status::would_block}; }
-  std::pair<const unsigned char*, std::size_t> peek() override { return {nullptr, 0}; }
-  void consume(std::size_t) override {}
   channels::map_result map(void*, std::size_t, std::optional<std::uint64_t>,
                            std::uint8_t) override {
     return {};
@@ -70,18 +66,6 @@ class fetch_channel final : public channels::channel, public channels::one_sided
   io_result iowrite(const void*, std::size_t n, std::uint64_t, std::uint64_t) override {
     return {n, status::ok};
   }
-  status shutdown(channels::shutdown_how) override { return status::ok; }
-  bool drained() const override { return true; }
-  int wait_fd() const override { return -1; }
-  bool wants_write() const override { return false; }
-  void progress() override {}
-  bool take_events(std::vector<channels::event>&) override { return false; }
-  bool closed() const override { return false; }
-  const std::string& reason() const override { return none_; }
-  const std::string& peer() const override { return none_; }
-
- private:
-  std::string none_;
 };
 
 channels::event done(channels::event_kind k, std::uint64_t token, std::uint64_t value = 0) {

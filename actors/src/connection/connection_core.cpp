@@ -8,9 +8,9 @@
 
 namespace riomesh::actors {
 
-connection_core::connection_core(channels::channel& ch, unsigned char* arena, const settings& s,
-                                 std::function<void()> wake)
-    : ch_(ch),
+connection_core::connection_core(channels::iomap_access& io, unsigned char* arena,
+                                 const settings& s, std::function<void()> wake)
+    : io_(io),
       arena_(arena),
       settings_(s),
       peer_arena_(s.peer_arena_first ? s.peer_arena_first : s.peer_arena_size),
@@ -25,15 +25,15 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
       }()),
       batch_(s.releases),
       released_(std::make_shared<released>()),
-      regs_(std::make_unique<send_registrations>(ch)),
-      fetches_(std::make_unique<fetch_flights>(ch, *regs_)),
+      regs_(std::make_unique<send_registrations>(io)),
+      fetches_(std::make_unique<fetch_flights>(io, *regs_)),
       lent_(s.max_loans),
       fetch_order_(s.fetches) {
   released_->wake = std::move(wake);
   std::string why;
   // Without registration (tcp) device memory is read and written through
   // its CPU mapping, as any other.
-  auto* reg = ch_.registration();
+  auto* reg = io_.registration();
   stage_device_out_ = reg && !reg->maps_dmabuf(why);
   if (elastic()) {
     if (!settings_.budget)
@@ -57,11 +57,12 @@ connection_core::connection_core(channels::channel& ch, unsigned char* arena, co
   if (s.inbound.arena_size > 0) {
     auto m = s.arena_dmabuf && !s.staged_to && reg
                  ? reg->map_dmabuf(arena_, s.inbound.arena_size, s.arena_fd, 0)
-                 : ch_.map(arena_, s.inbound.arena_size, 0);
+                 : io_.map(arena_, s.inbound.arena_size, 0);
     // A channel the peer broke in the very read that finished the session
-    // (a lie right after its hello) says why; that is the reason to give.
-    if (m.st == channels::status::closed && !ch_.reason().empty())
-      fail(ch_.reason());
+    // (a lie right after its hello) says why: its driver gives that reason
+    // (on_closed), not this one.
+    if (m.st == channels::status::closed)
+      channel_lost_ = true;
     else if (m.st != channels::status::ok)
       fail("cannot map the arena for the peer");
   }
@@ -86,8 +87,18 @@ connection_core::~connection_core() {
 void connection_core::fail(const std::string& why) {
   if (!reason_.empty())
     return;
-  reason_ = "peer " + ch_.peer() + ": " + why;
-  ch_.shutdown(channels::shutdown_how::both);
+  reason_ = "peer " + settings_.peer + ": " + why;
+  shutdown_due_ = true;
+}
+
+void connection_core::on_closed(const std::string& why) {
+  if (reason_.empty())
+    reason_ = why.empty() ? lost_reason() : why;
+}
+
+const std::string& connection_core::lost_reason() {
+  static const std::string closed = "the connection closed";
+  return closed;
 }
 
 connection_core::submit_status connection_core::submit(outbound_message&& m) {
@@ -134,59 +145,49 @@ connection_core::submit_status connection_core::submit(outbound_message&& m) {
   return submit_status::queued;
 }
 
-bool connection_core::pump(clock::time_point now) {
-  bool moved = false;
-  events_.clear();
-  ch_.take_events(events_);
-  for (const auto& e : events_) {
-    if (e.kind == channels::event_kind::iowrite_done) {
-      in_flight_.erase(e.token);
-      if (auto l = leases_.find(e.token); l != leases_.end()) {
-        regs_->unpin(l->second);
-        leases_.erase(l);
-      } else if (auto p = piece_leases_.find(e.token); p != piece_leases_.end()) {
-        for (auto id : p->second)
-          regs_->unpin(id);
-        piece_leases_.erase(p);
-      }
-    } else if (e.kind == channels::event_kind::peer_iomap) {
-      peer_mapped_ = true;
-    } else {
-      fetches_->complete(e);
+void connection_core::on_event(const channels::event& e) {
+  if (e.kind == channels::event_kind::iowrite_done) {
+    in_flight_.erase(e.token);
+    if (auto l = leases_.find(e.token); l != leases_.end()) {
+      regs_->unpin(l->second);
+      leases_.erase(l);
+    } else if (auto p = piece_leases_.find(e.token); p != piece_leases_.end()) {
+      for (auto id : p->second)
+        regs_->unpin(id);
+      piece_leases_.erase(p);
     }
-    moved = true;
+  } else if (e.kind == channels::event_kind::peer_iomap) {
+    peer_mapped_ = true;
+  } else {
+    fetches_->complete(e);
   }
-  if (!reason_.empty())
-    return moved;
-  // Even on a closed channel: what the peer sent before it closed is still
-  // to be read, and a stream that ended in order says the peer stopped.
-  moved = read_inbound() || moved;
+}
+
+bool connection_core::pump(clock::time_point now) {
   if (closed())
-    return moved;
-  moved = start_fetches() || moved;
+    return false;
+  bool moved = start_fetches();
   moved = report_releases(now) || moved;
   now_ = now;
   if (sizing_ && !farewell_out_)
     moved = size_arena(now) || moved;
-  while (!closed() && flush_bytes() && send_next())
-    moved = true;
   return moved;
 }
 
-// Sends what remains of the envelope in progress; true once none remains.
-bool connection_core::flush_bytes() {
-  while (out_pos_ < out_bytes_.size()) {
-    auto r = ch_.send(out_bytes_.data() + out_pos_, out_bytes_.size() - out_pos_);
-    out_pos_ += r.bytes;
-    if (r.st == channels::status::would_block || r.bytes == 0) {
-      if (r.st != channels::status::ok && r.st != channels::status::would_block)
-        fail(std::string{"send: "} + engine::to_string(r.st));
-      return false;
-    }
+bool connection_core::send_next_message() {
+  return !closed() && out_bytes_.empty() && send_next();
+}
+
+void connection_core::sent(std::size_t n) {
+  out_pos_ += n;
+  if (out_pos_ >= out_bytes_.size()) {
+    out_bytes_.clear();
+    out_pos_ = 0;
   }
-  out_bytes_.clear();
-  out_pos_ = 0;
-  return true;
+}
+
+void connection_core::send_failed(channels::status st) {
+  fail(std::string{"send: "} + engine::to_string(st));
 }
 
 // Device memory the fabric cannot send from (a dma-buf the RDMA device
@@ -227,7 +228,7 @@ channels::io_result connection_core::write_from(const buffer& b, std::size_t don
     return write_pieces(b, done, offset);
   auto token = next_token_++;
   auto lease = regs_->pin(b);
-  auto r = ch_.iowrite(b.data() + done, b.size() - done, offset, token);
+  auto r = io_.iowrite(b.data() + done, b.size() - done, offset, token);
   if (r.bytes > 0) {
     in_flight_[token] = b;  // the source stays alive until its iowrite_done
     if (lease)
@@ -250,14 +251,14 @@ channels::io_result connection_core::write_pieces(const buffer& b, std::size_t d
       done -= p.size();
       continue;
     }
-    if (ch_.registration())
+    if (io_.registration())
       if (auto lease = regs_->pin(p))
         leases.push_back(*lease);
     pieces_.push_back({p.data() + done, p.size() - done});
     done = 0;
   }
   auto token = next_token_++;
-  auto r = ch_.iowrite_pieces(pieces_.data(), pieces_.size(), offset, token);
+  auto r = io_.iowrite_pieces(pieces_.data(), pieces_.size(), offset, token);
   if (r.bytes > 0) {
     in_flight_[token] = b;  // every piece stays alive until its iowrite_done
     if (!leases.empty())
@@ -410,7 +411,7 @@ bool connection_core::send_next() {
       continue;  // a piece of a gathered buffer went: its next one
     if (r.st != channels::status::would_block && r.st != channels::status::ok)
       fail(std::string{"iowrite into the peer's arena: "} + engine::to_string(r.st));
-    return false;  // resumed at the next pump
+    return false;  // resumed at the next send_next_message
   }
   encode(m.env, out_bytes_);
   stats_.inline_bytes_out += m.env.body.size();
@@ -423,37 +424,32 @@ bool connection_core::send_next() {
   return true;
 }
 
-bool connection_core::read_inbound() {
-  bool moved = false;
-  for (;;) {
-    auto [p, n] = ch_.peek();
-    if (n == 0) {
-      // The peer shut its side down (it is stopping) and all it sent is
-      // read: the session is over. Left open, the socket's end of stream
-      // would wake the progress loop again and again.
-      if (ch_.recv(nullptr, 0).st == channels::status::eof) {
-        // A killed process's socket ends its stream too: only the farewell
-        // says it stopped.
-        peer_stopped_ = farewell_in_;
-        fail(farewell_in_ ? "it stopped (said farewell, then shut the connection down)"
-                          : "the connection ended without a farewell (the peer was killed, "
-                            "crashed, or gave up draining)");
-        return true;
-      }
-      return moved;
-    }
-    std::size_t used = decoder_.feed(p, n);
-    ch_.consume(used);
-    moved = true;
+std::size_t connection_core::on_bytes(const unsigned char* p, std::size_t n) {
+  std::size_t taken = 0;
+  while (taken < n && reason_.empty()) {
+    std::size_t used = decoder_.feed(p + taken, n - taken);
+    taken += used;
     if (decoder_.failed()) {
       fail(decoder_.error());
-      return true;
+      break;
     }
     if (auto e = decoder_.next())
       deliver(std::move(*e));
-    if (!reason_.empty())
-      return true;
+    else if (used == 0)
+      break;
   }
+  return taken;
+}
+
+void connection_core::on_end() {
+  if (closed())
+    return;
+  // A killed process's socket ends its stream too: only the farewell says
+  // it stopped.
+  peer_stopped_ = farewell_in_;
+  fail(farewell_in_ ? "it stopped (said farewell, then shut the connection down)"
+                    : "the connection ended without a farewell (the peer was killed, "
+                      "crashed, or gave up draining)");
 }
 
 void connection_core::deliver(envelope&& e) {
@@ -555,6 +551,17 @@ void connection_core::deliver(envelope&& e) {
   hold_or_pass(std::move(m), lent);
 }
 
+void connection_core::fail_queued(send_failure f, const std::string& why) {
+  while (!queue_.empty()) {
+    auto m = std::move(queue_.front());
+    queue_.pop_front();
+    if (m.on_failure)
+      m.on_failure(f, why);
+  }
+  head_allocated_ = head_fetched_ = false;
+  write_index_ = write_done_ = place_index_ = place_done_ = 0;
+}
+
 void connection_core::say_farewell() {
   if (farewell_out_ || closed())
     return;
@@ -562,7 +569,6 @@ void connection_core::say_farewell() {
   envelope bye;
   bye.kind = envelope_kind::farewell;
   encode(bye, out_bytes_);
-  flush_bytes();
 }
 
 bool connection_core::report_releases(clock::time_point now) {
@@ -602,7 +608,6 @@ bool connection_core::report_releases(clock::time_point now) {
   }
   if (!rel.buffers.empty())
     emit();
-  flush_bytes();
   return true;
 }
 

@@ -61,7 +61,7 @@ bool connection_core::move_arena(std::uint64_t size, clock::time_point now) {
     settings_.budget->give(size);
     return false;
   }
-  if (ch_.map(to.data, size, offset).st != channels::status::ok)
+  if (io_.map(to.data, size, offset).st != channels::status::ok)
     return false;  // the segment's memory goes back with it
   awaiting_left_ = from->offset;
   own_.add(std::move(to));
@@ -138,7 +138,7 @@ void connection_core::on_step(const envelope& e) {
         return fail(where + "the peer left the arena segment at offset " + std::to_string(st->a) +
                     ", which is not the one this node moved from");
       const auto* old = own_.holding(st->a, 1);
-      ch_.unmap(st->a);
+      io_.unmap(st->a);
       // Views sent on from it had the send cache register it, holding it.
       channels::invalidation_bus::global().publish(old->data, old->size);
       own_.remove(st->a);

@@ -35,15 +35,15 @@ std::vector<buffer> pieces_of(const buffer& b) {
 
 // Maps b piece after piece at consecutive offsets from `at`; the first
 // failure's status (and nothing mapped) if any piece cannot be.
-channels::status map_pieces(channels::channel& ch, const buffer& b, std::uint64_t at,
+channels::status map_pieces(channels::iomap_access& io, const buffer& b, std::uint64_t at,
                             std::uint8_t access) {
   auto pieces = pieces_of(b);
   std::uint64_t offset = at;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    auto r = ch.map(pieces[i].data(), pieces[i].size(), offset, access);
+    auto r = io.map(pieces[i].data(), pieces[i].size(), offset, access);
     if (r.st != channels::status::ok) {
       for (std::size_t j = 0, back = at; j < i; back += pieces[j].size(), ++j)
-        ch.unmap(back);
+        io.unmap(back);
       return r.st;
     }
     offset += pieces[i].size();
@@ -52,10 +52,10 @@ channels::status map_pieces(channels::channel& ch, const buffer& b, std::uint64_
 }
 
 // False if a map to be written once was not all written.
-bool unmap_pieces(channels::channel& ch, const buffer& b, std::uint64_t at) {
+bool unmap_pieces(channels::iomap_access& io, const buffer& b, std::uint64_t at) {
   bool whole = true;
   for (const auto& p : pieces_of(b)) {
-    whole = ch.unmap(at) != channels::status::incomplete && whole;
+    whole = io.unmap(at) != channels::status::incomplete && whole;
     at += p.size();
   }
   return whole;
@@ -80,7 +80,7 @@ std::optional<std::uint64_t> connection_core::lend(const buffer& b) {
       settings_.reads_one_sided && (!b.gathered() || b.pieces().size() <= most_pieces_mapped);
   auto at = lent_.next_offset(b.size(), mapped);
   if (mapped &&
-      (!at || map_pieces(ch_, b, *at, channels::map_access::read) != channels::status::ok)) {
+      (!at || map_pieces(io_, b, *at, channels::map_access::read) != channels::status::ok)) {
     mapped = false;
     at = lent_.next_offset(b.size(), false);
   }
@@ -94,7 +94,7 @@ std::optional<std::uint64_t> connection_core::lend(const buffer& b) {
 void connection_core::take_back_loan(std::uint64_t offset) {
   auto l = lent_.take(offset);
   if (l && l->mapped)
-    unmap_pieces(ch_, l->data, offset);
+    unmap_pieces(io_, l->data, offset);
 }
 
 void connection_core::push_control(outbound_message&& m) {
@@ -140,7 +140,7 @@ void connection_core::on_fetch_step(const arena_step& s) {
       pulls_.erase(it);
       // Where maps are written once (tcp), a push that left a byte
       // unwritten would show the application what that memory held.
-      if (!unmap_pieces(ch_, p.into, p.map))
+      if (!unmap_pieces(io_, p.into, p.map))
         return fail(where + "the peer says it pushed " + loan_at() +
                     ", and did not write all of it");
       fetch_landed(p.job, std::move(p.into));
@@ -185,10 +185,10 @@ bool connection_core::start_fetches() {
     // that leaves a byte unwritten is caught.
     auto mapped = channels::status::unsupported;
     if (pulls_once_)
-      mapped = map_pieces(ch_, into, map, channels::map_access::write | channels::map_access::once);
+      mapped = map_pieces(io_, into, map, channels::map_access::write | channels::map_access::once);
     if (mapped == channels::status::unsupported) {
       pulls_once_ = false;
-      mapped = map_pieces(ch_, into, map, channels::map_access::write);
+      mapped = map_pieces(io_, into, map, channels::map_access::write);
     }
     // Past the range even where mapping failed: pieces it took back stay
     // withdrawn until the peer acknowledges, and a retry there would clash.

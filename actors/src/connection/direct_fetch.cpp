@@ -10,7 +10,7 @@ fetch_flights::state fetch_flights::start(direct_fetch& f, std::string& why) {
     auto& fl = flights_[head_];
     fl.into = f.into;
     fl.done = std::move(f.done);
-    if (f.op == direct_fetch::kind::read && ch_.registration())
+    if (f.op == direct_fetch::kind::read && io_.registration())
       for (const auto& p : f.into.gathered() ? f.into.pieces() : std::vector<buffer>{f.into})
         if (auto lease = regs_.pin(p))
           fl.leases.push_back(*lease);
@@ -21,7 +21,7 @@ fetch_flights::state fetch_flights::start(direct_fetch& f, std::string& why) {
     return read(f, fl, why);
   auto op = f.op == direct_fetch::kind::fetch_add ? channels::atomic_op::fetch_add
                                                   : channels::atomic_op::compare_swap;
-  auto* one_sided = ch_.one_sided();
+  auto* one_sided = io_.one_sided();
   auto r = one_sided ? one_sided->ioatomic(op, f.offset, f.a, f.b, head_)
                      : channels::io_result{0, channels::status::unsupported};
   if (r.st == channels::status::would_block)
@@ -57,7 +57,7 @@ fetch_flights::state fetch_flights::read(direct_fetch& f, flight& fl, std::strin
       into.push_back({const_cast<unsigned char*>(p.data()) + skip, p.size() - skip});
       skip = 0;
     }
-    auto* one_sided = ch_.one_sided();
+    auto* one_sided = io_.one_sided();
     auto r = one_sided ? one_sided->ioread(into.data(), into.size(), f.offset + head_done_, head_)
                        : channels::io_result{0, channels::status::unsupported};
     if (r.bytes > 0) {

@@ -3,7 +3,7 @@
 namespace riomesh::actors {
 
 std::optional<std::uint64_t> send_registrations::pin(const buffer& b) {
-  auto* reg = ch_.registration();
+  auto* reg = io_.registration();
   if (!reg || b.empty())
     return std::nullopt;
   std::optional<channels::memory_pin> p;

@@ -1,4 +1,5 @@
 #include <riomesh/actors/atoms.hpp>
+#include <riomesh/actors/connection/core_drive.hpp>
 #include <riomesh/actors/io/io_loop.hpp>
 #include <riomesh/actors/io/link.hpp>
 #include <riomesh/actors/io/send_order.hpp>
@@ -148,6 +149,7 @@ void link::become_connected() {
   peer_incarnation_ = peer_terms_.incarnation;
   where_ = "peer " + ch_->peer() + " (" + peer_name_ + ")";
   connection_core::settings s;
+  s.peer = ch_->peer();
   // The actor's mailbox bounds what waits (submit); the core takes all it
   // is given.
   s.max_pending = std::numeric_limits<std::size_t>::max();
@@ -241,6 +243,10 @@ void link::fail(outbound_message& m, send_failure why, const std::string& detail
 }
 
 void link::submit_to_core(outbound_message&& m) {
+  // A channel that closed since the core was last driven takes nothing
+  // more: the sender hears so now, with the channel's reason.
+  if (!core_->closed() && ch_->closed())
+    core_->on_closed(ch_->reason());
   switch (core_->submit(std::move(m))) {
     case connection_core::submit_status::queued:
     case connection_core::submit_status::congested:  // unbounded here
@@ -321,7 +327,7 @@ void link::after_draining(bool& moved, bool& ended) {
 
 bool link::core_round(clock::time_point now, bool& ended) {
   serve_taken();
-  bool moved = core_->pump(now);
+  bool moved = drive_core(*ch_, *core_, now);
   // (A message streamed in pieces counts once per piece: conservative.)
   set_backlog(core_->queue_depth());
   core_->take_inbound(arrived_);
@@ -474,6 +480,9 @@ void link::close(const std::string& reason, bool stopped) {
   end_ = reason;
   end_failure_ = drain_asked_ ? send_failure::stopped : send_failure::node_lost;
   set_phase(phase::closed);
+  // Older first: what the core still held, then what waited for it.
+  if (core_)
+    core_->fail_queued(end_failure_, where_ + ": connection closed: " + reason);
   for (auto& m : taken_)
     fail(m, end_failure_, where_ + ": connection closed: " + reason);
   taken_.clear();

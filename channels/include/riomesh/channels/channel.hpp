@@ -5,11 +5,10 @@
 // owner calls when wait_fd() is readable (or writable, if wants_write()).
 // Events report what changed: stream bytes readable, an iowrite's source
 // free again, a peer map announced, writable again, closed with a reason.
+// Its placements (maps and iowrites) are its iomap_access half.
 #pragma once
 
-#include <riomesh/channels/engine/types.hpp>
-#include <riomesh/channels/memory_registration.hpp>
-#include <riomesh/channels/one_sided.hpp>
+#include <riomesh/channels/iomap_access.hpp>
 #include <riomesh/channels/stream_guard.hpp>
 
 #include <chrono>
@@ -23,25 +22,9 @@
 
 namespace riomesh::channels {
 
-using engine::event;
-using engine::event_kind;
-using engine::io_result;
 using engine::shutdown_how;
-using engine::status;
 
-// What the peer may do with a map (bits): write into it (iowrite), and,
-// where the connection reads one-sided (channel::one_sided), read it
-// (ioread) and run atomics on its words (ioatomic).
-// `once` (with write; tcp only, unsupported elsewhere): the peer writes
-// the map once, in order from its start; all written, it ends on both
-// sides with no unmap round, and unmap() sends nothing. Its unmap() says
-// incomplete if not every byte was written; unmap it so only while the
-// peer is not writing it (before asking it to, or to end the connection).
-namespace map_access {
-constexpr std::uint8_t write = 1, read = 2, atomic = 4, once = 8;
-}
-
-class channel {
+class channel : public iomap_access {
  public:
   virtual ~channel() = default;
 
@@ -52,40 +35,8 @@ class channel {
   virtual std::pair<const unsigned char*, std::size_t> peek() = 0;
   virtual void consume(std::size_t n) = 0;
 
-  // Exposes [base, base + length) for the peer to iowrite into, at `offset`
-  // (default: the address). The peer learns of it by a peer_iomap event.
-  // `access` beyond write needs one_sided(): unsupported otherwise.
-  virtual map_result map(void* base, std::size_t length,
-                         std::optional<std::uint64_t> offset = std::nullopt,
-                         std::uint8_t access = map_access::write) = 0;
-  virtual status unmap(std::uint64_t offset) = 0;
-  // Places `length` bytes at the peer's mapped `offset`, ahead of any later
-  // stream byte. `source` must stay untouched until iowrite_done(token).
-  virtual io_result iowrite(const void* source, std::size_t length, std::uint64_t offset,
-                            std::uint64_t token) = 0;
-  // iowrite() of the pieces' bytes one after another, as if contiguous (a
-  // gathered buffer). Where the fabric can, they go as one placement (tcp:
-  // one frame, its payload gathered by the socket's writev); by default
-  // only the first piece goes, and the caller goes on with the rest.
-  struct piece {
-    const void* data = nullptr;
-    std::size_t length = 0;
-  };
-  virtual io_result iowrite_pieces(const piece* pieces, std::size_t count, std::uint64_t offset,
-                                   std::uint64_t token) {
-    if (count == 0)
-      return {0, status::ok};
-    return iowrite(pieces[0].data, pieces[0].length, offset, token);
-  }
-
-  // What this channel offers beyond the stream and its placements, each
-  // behind an interface of its own; null where the fabric or this
-  // connection has none of it: one-sided reads and atomics, where
-  // negotiated both ways (one_sided.hpp); registration of memory with the
-  // device (memory_registration.hpp); the gate and encryption of a stream
-  // the peer places through (stream_guard.hpp).
-  virtual one_sided_access* one_sided() { return nullptr; }
-  virtual memory_registration* registration() { return nullptr; }
+  // The gate and encryption of a stream the peer places through
+  // (stream_guard.hpp); null where the fabric has none.
   virtual stream_guard* guard() { return nullptr; }
 
   virtual status shutdown(shutdown_how how) = 0;

@@ -1,6 +1,10 @@
-// What a connection actor does for one peer, without the actor: the logic
-// of "The path of one large buffer" (ARCHITECTURE.md) over the channel
-// contract, driven by pump() calls and testable without CAF.
+// What a connection actor does for one peer, without the actor and without
+// the stream: the logic of "The path of one large buffer" (ARCHITECTURE.md).
+// Stream bytes and the channel's events come in (on_bytes, on_end,
+// on_closed, on_event); bytes to send (output, then sent) and a shutdown
+// (take_shutdown) go out; placements go through the channel's placement
+// half (iomap_access), whose answers the core acts on at once.
+// connection/core_drive.hpp carries all of it to a channel.
 //
 // Outbound, in order: a message waits in a queue bounded by max_pending;
 // its placed buffers get space in the peer's arena (or it waits: a credit
@@ -27,7 +31,7 @@
 #include <riomesh/actors/placement/receive_budget.hpp>
 #include <riomesh/actors/placement/release_batch.hpp>
 #include <riomesh/buffer.hpp>
-#include <riomesh/channels/channel.hpp>
+#include <riomesh/channels/iomap_access.hpp>
 
 #include <atomic>
 #include <deque>
@@ -37,6 +41,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
 
 namespace riomesh::actors {
 
@@ -67,6 +73,7 @@ class connection_core {
   using clock = release_batch::clock;
 
   struct settings {
+    std::string peer;                // who is at the other end, for reasons given
     std::size_t max_pending = 1024;  // queued outbound messages
     envelope_limits inbound;         // inbound.arena_size: our arena's size
     release_batch::limits releases;
@@ -125,25 +132,57 @@ class connection_core {
   enum class submit_status { queued, congested, too_large, closed };
 
   // `arena` (size settings.inbound.arena_size) is ours, mapped for the peer
-  // at offset 0 here. `wake` is called, from any thread, when released
-  // arena space waits to be reported: the owner should then pump().
-  connection_core(channels::channel& ch, unsigned char* arena, const settings& s,
+  // at offset 0 here, through `io`. `wake` is called, from any thread, when
+  // released arena space waits to be reported: the owner should then drive it
+  // (core_drive.hpp).
+  connection_core(channels::iomap_access& io, unsigned char* arena, const settings& s,
                   std::function<void()> wake = {});
   ~connection_core();
   connection_core(const connection_core&) = delete;
   connection_core& operator=(const connection_core&) = delete;
 
   submit_status submit(outbound_message&& m);
-  // Takes the channel's events, sends what it can, reads what arrived,
-  // reports released space when due. Returns true if anything moved.
+
+  // Events in. A completion or a peer's map, from the channel.
+  void on_event(const channels::event& e);
+  // Stream bytes as they arrived (what the peer sent before its channel
+  // closed included); returns how many were taken. Fewer than n only once
+  // the core failed.
+  std::size_t on_bytes(const unsigned char* p, std::size_t n);
+  // The peer ended its stream and every byte of it was given.
+  void on_end();
+  // The channel closed (`why`: its reason); ignored once the core failed.
+  void on_closed(const std::string& why);
+  // The channel was found closed before the core began: closed() already,
+  // its reason still to be given (on_closed).
+  bool awaits_reason() const { return channel_lost_ && reason_.empty(); }
+
+  // Starts fetches, reports released space when due, sizes the arena.
+  // Returns true if anything moved.
   bool pump(clock::time_point now = clock::now());
+  // With nothing left to send (output() empty), the next message goes on:
+  // its placements, then its envelope into output(). True if anything
+  // moved; false once nothing more can go now.
+  bool send_next_message();
+  // Work out. Bytes to send, in order; sent(n) once the channel took n of
+  // them, send_failed(st) if it refused them. Empty once the core failed.
+  std::pair<const unsigned char*, std::size_t> output() const {
+    if (!reason_.empty())
+      return {nullptr, 0};
+    return {out_bytes_.data() + out_pos_, out_bytes_.size() - out_pos_};
+  }
+  void sent(std::size_t n);
+  void send_failed(channels::status st);
+  // True once after the core failed: shut the channel down both ways.
+  bool take_shutdown() { return std::exchange(shutdown_due_, false); }
+
   std::vector<inbound_message> take_inbound();
   // The same into `into` (cleared first), both vectors keeping their
   // capacity: no allocation per round on the I/O thread.
   void take_inbound(std::vector<inbound_message>& into);
 
-  bool closed() const { return !reason_.empty() || ch_.closed(); }
-  std::string reason() const { return reason_.empty() ? ch_.reason() : reason_; }
+  bool closed() const { return !reason_.empty() || channel_lost_; }
+  const std::string& reason() const { return reason_.empty() ? lost_reason() : reason_; }
   // Closed because the peer ended its stream in order: it stopped, not lost.
   bool peer_stopped() const { return peer_stopped_; }
   counters stats() const;
@@ -154,7 +193,7 @@ class connection_core {
     return queue_.empty() && in_flight_.empty() && out_bytes_.empty() && fetches_->idle() &&
            lent_.size() == 0 && fetch_order_.idle();
   }
-  // When pump() must run even if nothing else happens (a release batch
+  // When it must be driven even if nothing else happens (a release batch
   // waiting for its delay).
   std::optional<clock::time_point> deadline() const {
     return farewell_out_ ? std::nullopt : batch_.deadline();
@@ -162,6 +201,9 @@ class connection_core {
   // Stopping, with nothing left to send (idle()): tells the peer this node
   // leaves in order. Nothing is sent after it, not even releases.
   void say_farewell();
+  // The connection ended: every message still queued fails with `why`,
+  // its sender told through its on_failure (as the link's own queue is).
+  void fail_queued(send_failure f, const std::string& why);
   // The connection ended: the send cache lets go of arena segments it
   // registered (views sent on), as a link does of its fixed arena.
   void arena_going() const;
@@ -173,8 +215,6 @@ class connection_core {
   // The head's direct writes, resumed where the channel stopped taking.
   write_state write_direct(outbound_message& m);
   void drop_head(const std::string& why, send_failure f = send_failure::not_mapped);
-  bool flush_bytes();
-  bool read_inbound();
   bool report_releases(clock::time_point now);
   void deliver(envelope&& e);
   void fail(const std::string& why);
@@ -206,10 +246,16 @@ class connection_core {
   // budget when its last view drops; data is null if none could be made.
   arena_segment make_segment(std::uint64_t size, std::uint64_t offset, std::string& error);
 
-  channels::channel& ch_;
+  channels::iomap_access& io_;
   unsigned char* arena_;
   settings settings_;
   std::string reason_;
+  bool shutdown_due_ = false;
+  // The channel had closed when our arena was to be mapped: nothing it
+  // still holds is read (it would land in an arena the peer never had),
+  // and the reason is the channel's, once its driver gives it.
+  bool channel_lost_ = false;
+  static const std::string& lost_reason();
   bool peer_stopped_ = false;
   bool farewell_in_ = false, farewell_out_ = false;
   bool peer_mapped_ = false;
@@ -236,12 +282,13 @@ class connection_core {
   std::size_t write_index_ = 0, write_done_ = 0;
   std::size_t place_index_ = 0, place_done_ = 0;
   bool stalled_ = false;
-  std::vector<unsigned char> out_bytes_;  // an envelope partly sent
+  // Encoded, not yet handed to the channel (output()): an envelope, or
+  // releases, arena steps, the farewell.
+  std::vector<unsigned char> out_bytes_;
   std::size_t out_pos_ = 0;
   std::uint64_t next_token_ = 1;
-  std::map<std::uint64_t, buffer> in_flight_;     // iowrite sources until done
-  std::vector<channels::channel::piece> pieces_;  // write_pieces' scratch
-  std::vector<channels::event> events_;
+  std::map<std::uint64_t, buffer> in_flight_;          // iowrite sources until done
+  std::vector<channels::iomap_access::piece> pieces_;  // write_pieces' scratch
   std::vector<inbound_message> inbound_;
   std::unique_ptr<stream_assembly> streams_;
   std::unique_ptr<send_registrations> regs_;

@@ -10,7 +10,7 @@
 #pragma once
 
 #include <riomesh/buffer.hpp>
-#include <riomesh/channels/channel.hpp>
+#include <riomesh/channels/iomap_access.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -35,7 +35,7 @@ struct direct_fetch {
 
 class fetch_flights {
  public:
-  fetch_flights(channels::channel& ch, send_registrations& regs) : ch_(ch), regs_(regs) {}
+  fetch_flights(channels::iomap_access& io, send_registrations& regs) : io_(io), regs_(regs) {}
   // Fetches in flight when the connection ended never complete: their
   // pins are given back (their `done` is not called).
   ~fetch_flights();
@@ -66,7 +66,7 @@ class fetch_flights {
   state read(direct_fetch& f, flight& fl, std::string& why);
   void finish(std::map<std::uint64_t, flight>::iterator it, std::uint64_t value);
 
-  channels::channel& ch_;
+  channels::iomap_access& io_;
   send_registrations& regs_;
   std::map<std::uint64_t, flight> flights_;
   // Apart from the core's iowrite tokens.

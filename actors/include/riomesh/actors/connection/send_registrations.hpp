@@ -9,7 +9,7 @@
 #pragma once
 
 #include <riomesh/buffer.hpp>
-#include <riomesh/channels/channel.hpp>
+#include <riomesh/channels/iomap_access.hpp>
 
 #include <optional>
 
@@ -23,7 +23,7 @@ class send_registrations {
     std::uint64_t per_write = 0;      // sends registered for that write only
   };
 
-  explicit send_registrations(channels::channel& ch) : ch_(ch) {}
+  explicit send_registrations(channels::iomap_access& io) : io_(io) {}
 
   // Pins the registration of `b`'s home block for one write; nothing if
   // the channel needs none, or `b` has no home (the channel then
@@ -31,13 +31,13 @@ class send_registrations {
   std::optional<std::uint64_t> pin(const buffer& b);
   // Only ids pin() gave, so only where the channel registers memory.
   void unpin(std::uint64_t id) {
-    if (auto* reg = ch_.registration())
+    if (auto* reg = io_.registration())
       reg->unpin_memory(id);
   }
   const counters& stats() const { return stats_; }
 
  private:
-  channels::channel& ch_;
+  channels::iomap_access& io_;
   counters stats_;
 };
 

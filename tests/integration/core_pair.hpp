@@ -2,8 +2,9 @@
 // the connection tests share.
 #pragma once
 
-#include <riomesh/actors/connection/connection_core.hpp>
+#include <riomesh/actors/connection/core_drive.hpp>
 #include "channel_pair.hpp"
+#include "core_messages.hpp"
 
 #include <doctest/doctest.h>
 
@@ -31,8 +32,8 @@ inline bool run(linked_channels& p, connection_core& a, connection_core& b,
   while (std::chrono::steady_clock::now() < end) {
     p.a->progress();
     p.b->progress();
-    a.pump();
-    b.pump();
+    actors::drive_core(*p.a, a);
+    actors::drive_core(*p.b, b);
     if (done())
       return true;
     if (a.closed() || b.closed())
@@ -44,43 +45,16 @@ inline bool run(linked_channels& p, connection_core& a, connection_core& b,
   return false;
 }
 
-// Drives both channels and `c` alone (the other side is written to by
-// hand, or done) until `c` closes or 10 s pass.
-inline bool until_closed(linked_channels& p, connection_core& c) {
+// Drives both channels and `c` (over `ch`, one of them) alone (the other
+// side is written to by hand, or done) until `c` closes or 10 s pass.
+inline bool until_closed(linked_channels& p, channels::channel& ch, connection_core& c) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!c.closed() && std::chrono::steady_clock::now() < end) {
     p.a->progress();
     p.b->progress();
-    c.pump();
+    actors::drive_core(ch, c);
   }
   return c.closed();
-}
-
-inline buffer pattern(std::size_t n, unsigned seed) {
-  auto b = buffer::heap(n);
-  for (std::size_t i = 0; i < n; ++i)
-    b[i] = static_cast<unsigned char>(seed * 31 + i * 7);
-  return b;
-}
-
-inline bool matches(const buffer& b, std::size_t n, unsigned seed) {
-  if (b.size() != n)
-    return false;
-  for (std::size_t i = 0; i < n; ++i)
-    if (b[i] != static_cast<unsigned char>(seed * 31 + i * 7))
-      return false;
-  return true;
-}
-
-inline outbound_message message(unsigned seq, std::vector<buffer> placed) {
-  outbound_message m;
-  m.env.kind = actors::envelope_kind::message;
-  m.env.sender = 1;
-  m.env.receiver = 2;
-  m.env.request_id = seq;
-  m.env.body = {static_cast<unsigned char>(seq), 0xaa};
-  m.placed = std::move(placed);
-  return m;
 }
 
 }  // namespace riomesh::test
