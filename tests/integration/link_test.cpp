@@ -193,6 +193,39 @@ TEST_CASE_FIXTURE(linked_pair,
   CHECK(c.inline_bytes_out == 2 * per);  // one body byte each: nothing else copied
 }
 
+// Messages the core still holds (here: waiting for arena space the peer's
+// application never gives back) fail with the connection when it ends,
+// each once, as those still waiting in the link do.
+TEST_CASE_FIXTURE(linked_pair, "link: what waits for the peer's space fails when the link ends") {
+  ra->next("established");
+  rb->next("established");
+  std::mutex lock;
+  std::vector<int> failed;
+  const int count = 6;  // b's 1 MiB arena takes three of them
+  for (int i = 0; i < count; ++i) {
+    auto m = numbered(i);
+    m.placed = {buffer::heap(300 << 10)};
+    m.on_failure = [&, i](send_failure f, const std::string& why) {
+      CHECK(f == send_failure::node_lost);
+      CHECK(why.find("connection closed") != std::string::npos);
+      std::lock_guard<std::mutex> guard(lock);
+      failed.push_back(i);
+    };
+    REQUIRE(a->submit(std::move(m)) == link::submitted::queued);
+  }
+  // b's recorder holds what arrived, so its arena's space never comes back.
+  std::vector<recorder::report> held;
+  for (int i = 0; i < 3; ++i)
+    held.push_back(rb->next("inbound"));
+  CHECK(held.back().message.env.request_id == 2);
+  loop_a.post([&] { a->cut("cut by the test"); });
+  auto closed = ra->next("closed");
+  CHECK(closed.text.find("cut by the test") != std::string::npos);
+  CHECK_FALSE(closed.stopped);
+  std::lock_guard<std::mutex> guard(lock);
+  CHECK(failed == std::vector<int>{3, 4, 5});
+}
+
 // A handler the I/O thread runs gives its messages to the link directly,
 // but never past orders still in the connection actor's mailbox: here the
 // thread is held while another thread queues, so the mailbox is full when

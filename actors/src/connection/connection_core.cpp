@@ -87,7 +87,7 @@ connection_core::~connection_core() {
 void connection_core::fail(const std::string& why) {
   if (!reason_.empty())
     return;
-  reason_ = "peer " + settings_.peer + ": " + why;
+  reason_ = settings_.peer.empty() ? why : "peer " + settings_.peer + ": " + why;
   shutdown_due_ = true;
 }
 
