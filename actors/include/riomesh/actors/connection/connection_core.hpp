@@ -182,7 +182,10 @@ class connection_core {
   void take_inbound(std::vector<inbound_message>& into);
 
   bool closed() const { return !reason_.empty() || channel_lost_; }
-  const std::string& reason() const { return reason_.empty() ? lost_reason() : reason_; }
+  // Empty while open.
+  const std::string& reason() const {
+    return reason_.empty() && channel_lost_ ? lost_reason() : reason_;
+  }
   // Closed because the peer ended its stream in order: it stopped, not lost.
   bool peer_stopped() const { return peer_stopped_; }
   counters stats() const;
