@@ -233,15 +233,21 @@ boot_once() {  # BUDGET: qemu's exit code; 200 if the guest stalled at boot
   done
   wait "$pid"
 }
+# again_within WHO CTL: says that WHO stalled at boot, with what its
+# console shows; `left` becomes what is left of the timeout for a second
+# boot (exit 124 if nothing is).
+again_within() {
+  echo "vm-run: $1 said nothing in ${boot_limit}s (stalled at boot); booting again" >&2
+  [[ -s $2/console ]] && { echo "vm-run: its console:" >&2; tail -20 "$2/console" >&2; }
+  left=$((timeout_s - SECONDS))
+  ((left > 0)) || { echo "vm-run: no time left for a second boot" >&2; exit 124; }
+}
 if ((hosts == 1)); then
   qemu_args "$ctl"
   rc=0
   boot_once "$timeout_s" || rc=$?
   if ((rc == 200)); then
-    echo "vm-run: the VM said nothing in ${boot_limit}s (stalled at boot); booting it again" >&2
-    [[ -s $ctl/console ]] && { echo "vm-run: its console:" >&2; tail -20 "$ctl/console" >&2; }
-    left=$((timeout_s - SECONDS))
-    ((left > 0)) || { echo "vm-run: no time left for a second boot" >&2; exit 124; }
+    again_within "the VM" "$ctl"
     rc=0
     boot_once "$left" || rc=$?
     ((rc == 200)) && { echo "vm-run: the VM stalled at boot again" >&2; exit 125; }
@@ -348,14 +354,12 @@ boot_pair() {
   return 0
 }
 if ! boot_pair "$timeout_s"; then
-  for h in a b; do
-    c=$ctl; [[ $h == b ]] && c=$ctl_b
+  # Both boot again: the link's other end cannot wait for the first.
+  for c in "$ctl" "$ctl_b"; do
     grep -qs "vm-run: initramfs" "$c/console" && continue
-    echo "vm-run: host $h said nothing in ${boot_limit}s (stalled at boot); booting both again" >&2
-    [[ -s $c/console ]] && { echo "vm-run: its console:" >&2; tail -20 "$c/console" >&2; }
+    h=a; [[ $c == "$ctl_b" ]] && h=b
+    again_within "host $h" "$c"
   done
-  left=$((timeout_s - SECONDS))
-  ((left > 0)) || { echo "vm-run: no time left for a second boot" >&2; exit 124; }
   boot_pair "$left" || { echo "vm-run: a host stalled at boot again" >&2; exit 125; }
 fi
 rc_a=0 rc_b=0
