@@ -245,8 +245,8 @@ void link::fail(outbound_message& m, send_failure why, const std::string& detail
 void link::submit_to_core(outbound_message&& m) {
   // A channel that closed since the core was last driven takes nothing
   // more: the sender hears so now, with the channel's reason.
-  if (!core_->closed() && ch_->closed())
-    core_->on_closed(ch_->reason());
+  if (ch_->closed())
+    core_->on_closed(ch_->reason());  // ignored once the core has its reason
   switch (core_->submit(std::move(m))) {
     case connection_core::submit_status::queued:
     case connection_core::submit_status::congested:  // unbounded here
