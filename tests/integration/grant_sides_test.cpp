@@ -59,6 +59,8 @@ class grant_node final : public link_events, public grant_port {
     note([&] { up_ = true; });
   }
   void inbound(link& l, inbound_message& m) override {
+    if (m.env.kind == envelope_kind::message)
+      return note([&] { ++arrived_; });  // a grant carried to its holder
     if (m.env.kind == envelope_kind::grant_use)
       return owner.used(l, m);
     if (m.env.kind == envelope_kind::grant_status)
@@ -99,6 +101,11 @@ class grant_node final : public link_events, public grant_port {
     std::unique_lock<std::mutex> guard(lock_);
     REQUIRE(cv_.wait_for(guard, 10s, [&] { return up_; }));
   }
+  // Until `n` messages arrived from the peer.
+  void await_arrived(std::size_t n) {
+    std::unique_lock<std::mutex> guard(lock_);
+    REQUIRE(cv_.wait_for(guard, 10s, [&] { return arrived_ >= n; }));
+  }
   // The next hand-off to an actor; fails the test if none comes in 10 s.
   handed next() {
     std::unique_lock<std::mutex> guard(lock_);
@@ -122,6 +129,7 @@ class grant_node final : public link_events, public grant_port {
   std::mutex lock_;
   std::condition_variable cv_;
   bool up_ = false;
+  std::size_t arrived_ = 0;
   std::deque<handed> handed_;
   std::vector<std::string> misbehaved_;
 };
@@ -198,8 +206,18 @@ struct grant_pair : test::actor_system_holder {
       return out;
     });
     REQUIRE(g);
+    // The grant reaches its holder as in a program: in a message on the
+    // stream behind the map's announcement, so the holder's channel knows
+    // the map before any use (handed over directly, a use could race it
+    // and find no map: seen under load).
+    outbound_message m;
+    m.env.kind = envelope_kind::message;
+    m.env.body = {1};
+    CHECK(on_thread(*io_b, [&] { return b->on->submit(std::move(m)); }) == link::submitted::queued);
+    a->await_arrived(++carried_);
     return *g;
   }
+  std::size_t carried_ = 0;
   status write(const grant& g, std::uint64_t offset, buffer data) {
     auto op = a->holder.next_op();
     a->holder.write(g, op, offset, std::move(data), status_to, nullptr, {});
