@@ -28,13 +28,14 @@ exchange::exchange(caf::actor_system& sys, exchange_params p)
 std::shared_ptr<exchange> exchange::make(caf::actor_system& sys, exchange_params p) {
   auto x = std::make_shared<exchange>(sys, std::move(p));
   x->impl_->owner = x;
-  x->impl_->nodes->learn(x->impl_->params.node_name, x->identity(), x->impl_->params.listen);
-  x->impl_->nodes->pin(x->impl_->params.node_name);
+  x->impl_->handles.nodes().learn(x->impl_->params.node_name, x->identity(),
+                                  x->impl_->params.listen);
+  x->impl_->handles.nodes().pin(x->impl_->params.node_name);
   return x;
 }
 
 std::optional<std::string> exchange::node_at(const config::endpoint& at) const {
-  if (auto n = impl_->nodes->by_address(at))
+  if (auto n = impl_->handles.nodes().by_address(at))
     return n->name;
   return std::nullopt;
 }
@@ -206,17 +207,17 @@ void exchange::impl::exported_exit(std::uint64_t id, const caf::error& reason) {
 // link to from now on; a third node's is introduced to that node, which
 // lets `peer` do the same there if we may.
 void exchange::impl::hand_over(const std::string& peer, const encoded_message& enc) {
-  auto handles = scanner.scan(enc.body.data(), enc.body.size(), enc.opaque);
-  if (handles.empty())
+  auto found = scanner.scan(enc.body.data(), enc.body.size(), enc.opaque);
+  if (found.empty())
     return;
   auto own = node_table::key_of(identity_of(sys.node()));
-  for (const auto& h : handles) {
+  for (const auto& h : found) {
     if (h.node == own) {
       if (auto who = sys.registry().get(h.actor))  // CAF put it there as it wrote it
         export_to(who, peer, access::link);
       continue;
     }
-    auto n = nodes->by_id(h.node);
+    auto n = handles.nodes().by_id(h.node);
     if (!n || n->name == peer)
       continue;  // the peer's own actor, or a node we cannot tell
     envelope e;
@@ -297,7 +298,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
   encoded_message enc;
   std::string error;
   if (!encode_message(x.sys, what.move_content_to_message(), x.params.eager_threshold, enc, error,
-                      &x.codec))
+                      x.handles.codec()))
     return x.undeliverable(peer, wait, sender, mid, proxy,
                            make_error(errc::encode_failure, "to node '" + peer + "': " + error));
   x.hand_over(peer, enc);
@@ -426,7 +427,7 @@ caf::strong_actor_ptr exchange::published(const std::string& name, std::string* 
 }
 
 caf::strong_actor_ptr exchange::proxy_for(const std::string& peer, std::uint64_t id) {
-  return impl_->proxy_for(peer, id);
+  return impl_->handles.proxy_for(peer, id);
 }
 
 void exchange::tell_link(const std::string& peer, std::uint64_t remote_id,
@@ -446,13 +447,8 @@ void exchange::tell_link(const std::string& peer, std::uint64_t remote_id,
 
 void exchange::lose_peer(const std::string& peer, const caf::error& why) {
   auto& x = *impl_;
-  std::vector<caf::strong_actor_ptr> doomed;
   std::vector<request_wait> waits;
   std::vector<caf::strong_actor_ptr> released;  // let go of outside the lock
-  for (const auto& nid : x.census.forget(peer))
-    for (auto& p : x.proxies.get_all(nid))
-      if (p)
-        doomed.push_back(std::move(p));
   {
     std::lock_guard<std::mutex> guard(x.tables_lock);
     waits = x.requests.take_all(peer);
@@ -461,8 +457,7 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
   }
   for (auto& r : released)  // no connected peer knows them: findable no more
     x.sys.registry().erase(r->id());
-  for (auto& p : doomed)
-    x.proxies.erase(p->node(), p->id(), why);
+  x.handles.lose(peer, why);
   for (auto& w : waits)
     x.fail_request(w, why);
   x.route_failed(peer, why);
@@ -470,7 +465,7 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
 
 void exchange::lose_all(const caf::error& why) {
   std::set<std::string> peers;
-  for (auto& name : impl_->census.peers())
+  for (auto& name : impl_->handles.peers())
     peers.insert(name);
   for (auto& name : impl_->awaiting_route.peers())
     peers.insert(name);
@@ -508,8 +503,7 @@ void exchange::clear() {
   for (auto id : exports.ids())  // what peers knew, findable until now
     impl_->sys.registry().erase(id);
   // While the actor system runs: killing a proxy tells its monitors.
-  impl_->proxies.clear();
-  impl_->census.clear();
+  impl_->handles.clear();
   impl_->awaiting_route.clear();
   {
     std::lock_guard<std::mutex> guard(impl_->routes_lock);
@@ -532,7 +526,7 @@ std::vector<std::pair<std::string, std::string>> exchange::published_names() con
 }
 
 std::size_t exchange::proxies() const {
-  return impl_->census.total();
+  return impl_->handles.size();
 }
 
 latency_histogram exchange::request_latency() const {

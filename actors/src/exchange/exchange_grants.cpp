@@ -20,11 +20,11 @@ grant_holder& exchange::held_grants() {
 // one envelope without placed buffers; its sender, if ours, is exported
 // to the owner for the reply.
 void exchange::impl::carry_then(link& l, grant_request& r, outbound_message& m, grant_wait& w) {
-  if (!w.then_to || w.then_to->node() != node_id_of(l.peer_name()))
+  if (!w.then_to || w.then_to->node() != handles.node_id_of(l.peer_name()))
     return;
   encoded_message enc;
   std::string error;
-  if (!encode_message(sys, w.then, params.eager_threshold, enc, error, &codec) ||
+  if (!encode_message(sys, w.then, params.eager_threshold, enc, error, handles.codec()) ||
       !enc.placed.empty())
     return;  // sent the ordinary way, which reports what fails
   auto size =

@@ -17,155 +17,34 @@
 #include <caf/actor_registry.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/node_id.hpp>
-#include <caf/scheduler/abstract_coordinator.hpp>
-
-#include <openssl/sha.h>
-
-#include <algorithm>
-#include <cstdio>
 
 namespace riomesh::actors {
-namespace {
-
-// What the decode running on this thread met (decode_scope::met): handles
-// of nodes not in the table yet (to ask about), and of nodes the sender
-// could not name either.
-thread_local decode_scope::met* decoding = nullptr;
-
-std::string hex(const node_table::key& k) {
-  std::string out;
-  char b[3];
-  for (int i = 0; i < 4; ++i) {
-    std::snprintf(b, sizeof b, "%02x", k.second[static_cast<std::size_t>(i)]);
-    out += b;
-  }
-  return out + "..#" + std::to_string(k.first);
-}
-
-}  // namespace
-
-// ---- node ids ---------------------------------------------------------------------
-
-node_identity identity_of(const caf::node_id& n) {
-  node_identity out;
-  auto* d = dynamic_cast<const caf::node_id::default_data*>(n.operator->());
-  if (!d)
-    return out;
-  out.process_id = d->process_id();
-  auto host = d->host_id();
-  std::copy(host.begin(), host.end(), out.host_id.begin());
-  return out;
-}
-
-caf::node_id node_id_of(const node_identity& id) {
-  caf::node_id::default_data::host_id_type host;
-  std::copy(id.host_id.begin(), id.host_id.end(), host.begin());
-  return caf::make_node_id(id.process_id, host);
-}
-
-node_identity synthesized_identity(const std::string& name) {
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  std::string seed = "riomesh node " + name;
-  SHA1(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), digest);
-  node_identity id;
-  id.process_id = 1;
-  std::copy(digest, digest + id.host_id.size(), id.host_id.begin());
-  return id;
-}
-
-void codec_unit::exec_later(caf::resumable* job) {
-  system().scheduler().enqueue(job);
-}
-
-exchange::impl::~impl() {
-  // clear() emptied the registry while the actor system ran; what is left
-  // (an exchange never cleared) goes without its proxies being told.
-}
-
-caf::node_id exchange::impl::node_id_of(const std::string& peer) {
-  if (auto n = nodes->by_name(peer))
-    return actors::node_id_of(n->id);
-  return actors::node_id_of(synthesized_identity(peer));
-}
-
-decode_scope::decode_scope() : prev_(decoding) {
-  decoding = &met_;
-}
-
-decode_scope::~decode_scope() {
-  decoding = prev_;
-}
-
-std::vector<node_table::key> decode_scope::unknown() const {
-  auto keys = met_.unknown;
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  return keys;
-}
-
-std::string decode_scope::unresolvable() const {
-  std::string out;
-  for (const auto& k : met_.unresolvable)
-    out += (out.empty() ? "" : ", ") + hex(k);
-  return out;
-}
 
 // ---- proxies ----------------------------------------------------------------------
 
-caf::strong_actor_ptr exchange::impl::make_proxy(caf::node_id nid, caf::actor_id aid) {
-  if (aid == 0 || !nid)
-    return nullptr;  // a null handle
-  auto key = node_table::key_of(identity_of(nid));
-  auto n = nodes->by_id(key);
-  if (!n || n->name == params.node_name) {
-    if (decoding)
-      (unresolvable.contains(key) ? decoding->unresolvable : decoding->unknown).push_back(key);
-    return nullptr;
-  }
-  if (!census.admit(n->name, nid))
-    return nullptr;
-  auto p = make_remote_proxy(sys, owner.lock(), n->name, nid, aid);
+// A proxy for a handle the table could not find: the actor's node keeps
+// it alive for us, and says when it exits.
+caf::strong_actor_ptr exchange::impl::new_proxy(const std::string& peer, const caf::node_id& nid,
+                                                caf::actor_id aid) {
+  auto p = make_remote_proxy(sys, owner.lock(), peer, nid, aid);
   if (aid == relay_sender)
     return p;  // the peer itself, passing a request on: nothing to watch
-  // Its node keeps the actor alive for us, and says when it exits.
   outbound_message m;
   m.env.kind = envelope_kind::watch;
   m.env.receiver = aid;
-  send_or_wait(n->name, std::move(m));
+  send_or_wait(peer, std::move(m));
   return p;
-}
-
-caf::strong_actor_ptr exchange::impl::proxy_for(link& l, std::uint64_t id) {
-  if (!l.peer_node())  // not learned yet: by name
-    return proxy_for(l.peer_name(), id);
-  return proxies.get_or_put(l.peer_node(), id);
-}
-
-caf::strong_actor_ptr exchange::impl::proxy_for(const std::string& peer, std::uint64_t id) {
-  if (!nodes->by_name(peer))  // a peer known by name only (it told no identity)
-    nodes->learn(peer, synthesized_identity(peer), {});
-  return proxies.get_or_put(node_id_of(peer), id);
-}
-
-void exchange::impl::kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why) {
-  auto nid = node_id_of(peer);
-  if (!proxies.get(nid, id))
-    return;
-  proxies.erase(nid, id, why);
-  census.release(peer);
 }
 
 // ---- what peers say of handles ------------------------------------------------------
 
 bool exchange::impl::learn_peer(link& l) {
-  const auto& terms = l.peer_terms();
-  auto id = terms.identity.valid() ? terms.identity : synthesized_identity(l.peer_name());
   // The session registry refused ids of other nodes already; two sessions
   // claiming one id at once meet here, and the second goes.
-  if (!nodes->learn(l.peer_name(), id, listen_address(id, l.remote())))
+  caf::node_id nid;
+  if (!handles.learn_peer(l.peer_name(), l.peer_terms().identity, l.remote(), nid))
     return false;
-  nodes->live(l.peer_name(), true);
-  l.peer_node(actors::node_id_of(id));
+  l.peer_node(nid);
   return true;
 }
 
@@ -243,7 +122,7 @@ void exchange::impl::answer_node_query(link& l, const envelope& in) {
   m.env.kind = envelope_kind::node_info;
   m.env.request_id = in.request_id;
   for (const auto& key : decode_node_query(in.body))
-    append_node_answer(m.env.body, nodes->by_id(key));
+    append_node_answer(m.env.body, handles.nodes().by_id(key));
   submit(l, std::move(m));
 }
 
@@ -270,14 +149,14 @@ void exchange::impl::node_info(link& l, const envelope& in) {
     const auto& key = (*asked)[i];
     auto& a = (*answers)[i];
     if (!a.known || !config::is_node_name(a.name) || a.name == params.node_name) {
-      unresolvable.note(key);
+      handles.unresolvable(key);
       continue;
     }
     node_identity id;
     id.process_id = key.first;
     id.host_id = key.second;
-    if (!nodes->by_name(a.name)) {
-      nodes->learn(a.name, id, a.where);
+    if (!handles.nodes().by_name(a.name)) {
+      handles.nodes().learn(a.name, id, a.where);
       // Messages for it wait until it is dialed and set up.
       awaiting_route.expect(a.name);
       tell(node, dial_atom::value, a.name, a.where.host, a.where.port);

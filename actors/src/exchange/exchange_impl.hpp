@@ -10,12 +10,10 @@
 #include <riomesh/actors/grants/grant_holder.hpp>
 #include <riomesh/actors/grants/grant_owner.hpp>
 #include <riomesh/actors/io/io_executor.hpp>
+#include <riomesh/actors/peers/handle_table.hpp>
 #include <riomesh/actors/peers/held_inbound.hpp>
-#include <riomesh/actors/peers/node_table.hpp>
-#include <riomesh/actors/peers/proxy_census.hpp>
 #include <riomesh/actors/peers/recent_reasons.hpp>
 #include <riomesh/actors/peers/route_waits.hpp>
-#include <riomesh/actors/peers/unresolvable_nodes.hpp>
 #include <riomesh/actors/reach/export_table.hpp>
 #include <riomesh/actors/reach/handle_scan.hpp>
 #include <riomesh/actors/requests/latency_recorder.hpp>
@@ -28,7 +26,6 @@
 #include <caf/actor_control_block.hpp>
 #include <caf/message.hpp>
 #include <caf/message_id.hpp>
-#include <caf/proxy_registry.hpp>
 #include <caf/send.hpp>
 #include <caf/weak_intrusive_ptr.hpp>
 
@@ -50,66 +47,23 @@ struct request_wait {
   std::chrono::steady_clock::time_point sent;  // for request_latency
 };
 
-// The context CAF's serializers run in for the exchange: how an actor
-// handle in a message is written (with its node's id, the local actor
-// kept in CAF's registry) and read (a local actor, or the exchange's proxy
-// for a remote one: proxy_registry_ptr()).
-class codec_unit final : public caf::execution_unit {
- public:
-  codec_unit(caf::actor_system& sys, caf::proxy_registry& proxies) : caf::execution_unit(&sys) {
-    proxy_registry_ptr(&proxies);
-  }
-  // Serialization never schedules; should anything, the workers run it.
-  void exec_later(caf::resumable* job) override;
-};
-
 // The sender of a request this node passes on for an actor of a third
 // node: the peer answers it as it would any requester, and the answer
 // finds its way back here by the request id.
 constexpr std::uint64_t relay_sender = ~std::uint64_t{0};
 
-// CAF's node ids and riomesh's node identities (session_setup.hpp).
-node_identity identity_of(const caf::node_id& n);
-caf::node_id node_id_of(const node_identity& id);
-// For a peer that told no identity (a tool, not a node): one from its name.
-node_identity synthesized_identity(const std::string& name);
-
-// Around a decode on this thread: collects the nodes of handles that
-// make_proxy could not name (unknown: ask the sender; unresolvable: the
-// sender did not know them either).
-class decode_scope {
- public:
-  decode_scope();
-  ~decode_scope();
-  decode_scope(const decode_scope&) = delete;
-  decode_scope& operator=(const decode_scope&) = delete;
-  std::vector<node_table::key> unknown() const;
-  std::string unresolvable() const;  // empty: none
-
-  // What the decode met. On the stack: a decode costs no allocation for
-  // it unless it meets such a handle.
-  struct met {
-    std::vector<node_table::key> unknown, unresolvable;
-  };
-
- private:
-  met met_;
-  met* prev_;
-};
-
-struct exchange::impl final : caf::proxy_registry::backend, grant_port {
+struct exchange::impl final : grant_port {
   impl(caf::actor_system& s, exchange_params p)
       : sys(s),
         params(std::move(p)),
-        nodes(params.nodes ? params.nodes : std::make_shared<node_table>()),
-        proxies(s, *this),
-        codec(s, proxies),
-        census(params.max_proxies_per_peer),
+        handles(s, params.node_name, params.nodes, params.max_proxies_per_peer,
+                [this](const std::string& peer, const caf::node_id& nid, caf::actor_id aid) {
+                  return new_proxy(peer, nid, aid);
+                }),
         awaiting_route(params.max_waiting),
         held(params.max_waiting),
         lent(*this, params.node_name),
         holding(*this, params.node_name) {}
-  ~impl() override;
 
   // ---- grant_port: what the grant sides need (exchange_grants.cpp) ----
   std::weak_ptr<grant_port> lifetime() const override { return shared_self; }
@@ -143,13 +97,12 @@ struct exchange::impl final : caf::proxy_registry::backend, grant_port {
   void keep_findable(const caf::strong_actor_ptr& who);
   void exported_exit(std::uint64_t id, const caf::error& reason);
   bool send_control(const std::string& peer, envelope&& e);
-  caf::strong_actor_ptr proxy_for(const std::string& peer, std::uint64_t id);
-  caf::strong_actor_ptr proxy_for(link& l, std::uint64_t id);  // the I/O thread's
-  void kill_proxy(const std::string& peer, std::uint64_t id, const caf::error& why);
+  caf::strong_actor_ptr proxy_for(link& l, std::uint64_t id) {  // the I/O thread's
+    return handles.proxy_for(l.peer_name(), l.peer_node(), id);
+  }
   // exchange_handles.cpp: actor handles across nodes
-  caf::strong_actor_ptr make_proxy(caf::node_id nid, caf::actor_id aid) override;
-  void set_last_hop(caf::node_id*) override {}
-  caf::node_id node_id_of(const std::string& peer);
+  caf::strong_actor_ptr new_proxy(const std::string& peer, const caf::node_id& nid,
+                                  caf::actor_id aid);
   // False if its node id is another node's: the link must go.
   bool learn_peer(link& l);
   void watched(link& l, const envelope& in);
@@ -181,28 +134,18 @@ struct exchange::impl final : caf::proxy_registry::backend, grant_port {
   mutable std::mutex routes_lock;
   std::map<std::string, std::shared_ptr<link>> routes;
 
-  // Nodes by name and node id (node_table.hpp); this node's own first.
-  // Shared with the session registry, which refuses a session claiming an
-  // id another node holds.
-  std::shared_ptr<node_table> nodes;
-  // Every proxy, by node id and actor id: CAF's registry, which its
-  // deserializer asks (through `codec`) for a handle from another node. It
-  // holds them strongly, so a remote actor keeps one identity here (one
-  // proxy, one address) until it exits or its node is lost.
-  caf::proxy_registry proxies;
-  codec_unit codec;
+  // Which actor of which node a handle names: node ids, proxies
+  // (handle_table.hpp). Its node table lists this node's own first.
+  handle_table handles;
   // The I/O thread's: what decoding learned of message signatures.
   detail::message_signatures signatures{sys};
   // Finds the actor handles in what this node sends (hand_over).
   handle_scan scanner{std::vector<unsigned char>{}};
-  // The proxies per peer, for the bound and for a peer's loss.
-  proxy_census census;
   // Messages for nodes being dialed, until their link is up.
   route_waits<outbound_message> awaiting_route;
   // The I/O thread's own: links whose inbound waits for a node query, and
   // nodes a peer asked of did not know.
   held_inbound<inbound_message> held;
-  unresolvable_nodes unresolvable;
 
   // Grants this node gave (the owner), and its uses of others' (the holder).
   grant_owner lent;

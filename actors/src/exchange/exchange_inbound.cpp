@@ -55,14 +55,14 @@ decoded decode_counted(exchange::impl& x, link& l, inbound_message& m, caf::mess
     size = m.placed.back().size();
     --buffers;
   }
-  decode_scope handles;
-  bool ok = decode_message(x.sys, body, size, buffers, placed, msg, error, &copied, &x.codec,
-                           &x.signatures);
-  if (auto unknown = handles.unknown(); !unknown.empty()) {
+  decode_scope met;
+  bool ok = decode_message(x.sys, body, size, buffers, placed, msg, error, &copied,
+                           x.handles.codec(), &x.signatures);
+  if (auto unknown = met.unknown(); !unknown.empty()) {
     x.park(l, m, unknown);
     return decoded::parked;
   }
-  if (auto nodes = handles.unresolvable(); !nodes.empty()) {
+  if (auto nodes = met.unresolvable(); !nodes.empty()) {
     error = "it holds actor handles of nodes that node '" + l.peer_name() +
             "' could not name either (" + nodes + ")";
     return decoded::failed;
@@ -283,7 +283,7 @@ void exchange::inbound(link& l, inbound_message& m) {
              text_of(m.env.body));
       return;
     case envelope_kind::down:
-      return x.kill_proxy(
+      return x.handles.kill(
           l.peer_name(), m.env.sender,
           make_error(errc::actor_exited, "actor " + std::to_string(m.env.sender) + " on node '" +
                                              l.peer_name() +
@@ -341,7 +341,7 @@ void exchange::writable(link& l) {
 
 void exchange::closed(link& l, const std::string& reason, bool stopped) {
   if (learned_.erase(l.id()))
-    impl_->nodes->live(l.peer_name(), false);
+    impl_->handles.nodes().live(l.peer_name(), false);
   if (!l.peer_name().empty()) {
     {
       std::lock_guard<std::mutex> guard(impl_->tables_lock);
