@@ -119,17 +119,12 @@ void exchange::impl::undeliverable(const std::string& peer, std::uint64_t wait,
                                    const caf::strong_actor_ptr& proxy, caf::error why) {
   ++count.undeliverable;
   if (is(why, errc::congested)) {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(notes_lock);
     congested_peers.insert(peer);
   }
   if (mid.is_request()) {
     // It waits in the table: whoever takes it first answers.
-    std::optional<request_wait> w;
-    {
-      std::lock_guard<std::mutex> guard(tables_lock);
-      w = requests.take(peer, wait);
-    }
-    if (w)
+    if (auto w = requests.take(peer, wait))
       fail_request(*w, std::move(why));
     return;
   }
@@ -152,7 +147,7 @@ void exchange::impl::fail_request(const request_wait& w, caf::error why) {
 }
 
 caf::error exchange::impl::not_connected(const std::string& peer) const {
-  std::lock_guard<std::mutex> guard(tables_lock);
+  std::lock_guard<std::mutex> guard(notes_lock);
   auto* why = last_failure.of(peer);
   return make_error(errc::not_connected, "node '" + peer + "'" + (why ? ": " + *why : ""));
 }
@@ -169,7 +164,7 @@ void exchange::impl::export_to(const caf::strong_actor_ptr& who, const std::stri
                                access a) {
   bool watch = false;
   {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(exports_lock);
     watch = exports.learn(who->id(), caf::actor_cast<caf::weak_actor_ptr>(who), peer, who, a);
     if (watch)
       exports.watched(who->id());
@@ -189,7 +184,7 @@ void exchange::impl::export_to(const caf::strong_actor_ptr& who, const std::stri
 void exchange::impl::exported_exit(std::uint64_t id, const caf::error& reason) {
   std::set<std::string> peers;
   {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(exports_lock);
     peers = exports.exited(id);
     guards.erase(id);
   }
@@ -279,7 +274,6 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
     m.env.request_id = mid.request_id().integer_value();
   } else if (mid.is_request()) {
     m.env.kind = envelope_kind::request;
-    std::lock_guard<std::mutex> guard(x.tables_lock);
     wait = x.requests.add(peer, {sender, mid, proxy, std::chrono::steady_clock::now()});
     m.env.request_id = wait;
     ++x.count.requests_out;
@@ -382,7 +376,7 @@ bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who
   if (!who)
     return false;
   {
-    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    std::lock_guard<std::mutex> guard(impl_->exports_lock);
     impl_->exports.publish(name, who->id(), who, caf::actor_cast<caf::weak_actor_ptr>(who),
                            std::move(interface));
     impl_->exports.watched(who->id());
@@ -400,14 +394,14 @@ bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who
 void exchange::guard(const caf::strong_actor_ptr& who, member_guard g) {
   if (!who)
     return;
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  std::lock_guard<std::mutex> guard(impl_->exports_lock);
   impl_->guards[who->id()] = std::move(g);
 }
 
 bool exchange::unpublish(const std::string& name) {
   std::uint64_t unkept = 0;
   {
-    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    std::lock_guard<std::mutex> guard(impl_->exports_lock);
     if (!impl_->exports.unpublish(name, unkept))
       return false;
   }
@@ -417,7 +411,7 @@ bool exchange::unpublish(const std::string& name) {
 }
 
 caf::strong_actor_ptr exchange::published(const std::string& name, std::string* interface) const {
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  std::lock_guard<std::mutex> guard(impl_->exports_lock);
   auto* p = impl_->exports.published(name);
   if (!p)
     return nullptr;
@@ -447,12 +441,14 @@ void exchange::tell_link(const std::string& peer, std::uint64_t remote_id,
 
 void exchange::lose_peer(const std::string& peer, const caf::error& why) {
   auto& x = *impl_;
-  std::vector<request_wait> waits;
+  auto waits = x.requests.take_all(peer);
   std::vector<caf::strong_actor_ptr> released;  // let go of outside the lock
   {
-    std::lock_guard<std::mutex> guard(x.tables_lock);
-    waits = x.requests.take_all(peer);
+    std::lock_guard<std::mutex> guard(x.exports_lock);
     released = x.exports.forget_peer(peer);
+  }
+  {
+    std::lock_guard<std::mutex> guard(x.notes_lock);
     x.congested_peers.erase(peer);
   }
   for (auto& r : released)  // no connected peer knows them: findable no more
@@ -469,11 +465,8 @@ void exchange::lose_all(const caf::error& why) {
     peers.insert(name);
   for (auto& name : impl_->awaiting_route.peers())
     peers.insert(name);
-  {
-    std::lock_guard<std::mutex> guard(impl_->tables_lock);
-    for (auto& w : impl_->requests.take_all())
-      impl_->fail_request(w, why);
-  }
+  for (auto& w : impl_->requests.take_all())
+    impl_->fail_request(w, why);
   for (auto& p : peers)
     lose_peer(p, why);
 }
@@ -483,24 +476,23 @@ void exchange::unreachable(const std::string& peer, const caf::error& why) {
 }
 
 bool exchange::congested(const std::string& peer) const {
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  std::lock_guard<std::mutex> guard(impl_->notes_lock);
   return impl_->congested_peers.count(peer) > 0;
 }
 
 void exchange::drained(const std::string& peer) {
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  std::lock_guard<std::mutex> guard(impl_->notes_lock);
   impl_->congested_peers.erase(peer);
 }
 
 void exchange::clear() {
   decltype(impl_->exports) exports;
-  std::vector<request_wait> waits;
   {
-    std::lock_guard<std::mutex> guard(impl_->tables_lock);
+    std::lock_guard<std::mutex> guard(impl_->exports_lock);
     std::swap(exports, impl_->exports);
-    waits = impl_->requests.take_all();
   }
-  for (auto id : exports.ids())  // what peers knew, findable until now
+  auto waits = impl_->requests.take_all();  // let go of last: their requesters are going
+  for (auto id : exports.ids())             // what peers knew, findable until now
     impl_->sys.registry().erase(id);
   // While the actor system runs: killing a proxy tells its monitors.
   impl_->handles.clear();
@@ -518,7 +510,7 @@ void exchange::clear() {
 
 std::vector<std::pair<std::string, std::string>> exchange::published_names() const {
   std::vector<std::pair<std::string, std::string>> out;
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  std::lock_guard<std::mutex> guard(impl_->exports_lock);
   for (const auto& name : impl_->exports.names())
     if (auto* p = impl_->exports.published(name))
       out.emplace_back(name, p->interface);
@@ -530,7 +522,7 @@ std::size_t exchange::proxies() const {
 }
 
 latency_histogram exchange::request_latency() const {
-  return impl_->request_latency.snapshot();
+  return impl_->requests.latency();
 }
 
 node_counters exchange::counters() const {
@@ -574,7 +566,7 @@ node_counters exchange::counters() const {
     out.io_spins = l.busy_polls;
   }
   out.proxies = proxies();
-  std::lock_guard<std::mutex> guard(impl_->tables_lock);
+  std::lock_guard<std::mutex> guard(impl_->exports_lock);
   out.exported = impl_->exports.exported();
   out.published = impl_->exports.names().size();
   return out;

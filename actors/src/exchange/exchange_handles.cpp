@@ -55,7 +55,7 @@ void exchange::impl::watched(link& l, const envelope& in) {
   caf::strong_actor_ptr who;
   auto a = access::none;
   {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(exports_lock);
     a = exports.access_of(in.receiver, l.peer_name());
     if (a != access::none)
       who = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
@@ -80,7 +80,7 @@ void exchange::impl::linked(link& l, const envelope& in, bool establish) {
   caf::strong_actor_ptr target;
   auto a = access::none;
   {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(exports_lock);
     a = exports.access_of(in.receiver, l.peer_name());
     if (a != access::none)
       target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));

@@ -16,8 +16,7 @@
 #include <riomesh/actors/peers/route_waits.hpp>
 #include <riomesh/actors/reach/export_table.hpp>
 #include <riomesh/actors/reach/handle_scan.hpp>
-#include <riomesh/actors/requests/latency_recorder.hpp>
-#include <riomesh/actors/requests/pending_table.hpp>
+#include <riomesh/actors/requests/request_table.hpp>
 #include <riomesh/errc.hpp>
 #include <riomesh/message_codec.hpp>
 #include <riomesh/message_signatures.hpp>
@@ -38,14 +37,6 @@
 #include <vector>
 
 namespace riomesh::actors {
-
-// A request sent through a proxy, until its response (or error) comes.
-struct request_wait {
-  caf::strong_actor_ptr requester;
-  caf::message_id mid;
-  caf::strong_actor_ptr proxy;
-  std::chrono::steady_clock::time_point sent;  // for request_latency
-};
 
 // The sender of a request this node passes on for an actor of a third
 // node: the peer answers it as it would any requester, and the answer
@@ -151,14 +142,20 @@ struct exchange::impl final : grant_port {
   grant_owner lent;
   grant_holder holding;
 
-  mutable std::mutex tables_lock;
+  // Requests sent through proxies, until answered (its own lock).
+  request_table requests;
+
+  // What peers may reach here, and the guards of published actors that
+  // answer members some messages only, by id.
+  mutable std::mutex exports_lock;
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
-  // Published actors that answer members some messages only, by id.
   std::map<std::uint64_t, member_guard> guards;
-  pending_table<request_wait> requests;
-  latency_recorder request_latency;
+
+  // What the exchange noted of peers: whose links refused a message as
+  // congested (until drained), and why each peer's link last ended.
+  mutable std::mutex notes_lock;
   std::set<std::string> congested_peers;
-  recent_reasons last_failure;  // why a peer's link ended
+  recent_reasons last_failure;
 
   struct atomic_counters {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},

@@ -134,7 +134,7 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
   caf::strong_actor_ptr target;
   member_guard guard_of;  // few actors have one: copied only for them
   {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(exports_lock);
     target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(env.receiver, peer));
     if (auto g = guards.find(env.receiver); g != guards.end())
       guard_of = g->second;
@@ -189,11 +189,7 @@ void exchange::impl::complete(link& l, inbound_message& m) {
     if (outcome == decoded::parked)
       return;
   }
-  std::optional<request_wait> w;
-  {
-    std::lock_guard<std::mutex> guard(tables_lock);
-    w = requests.take(peer, m.env.request_id);
-  }
+  auto w = requests.answered(peer, m.env.request_id, request_table::clock::now());
   if (!w) {
     // Answered after its requester gave up, or a lie: nothing waits.
     logging::debug(params.node_name,
@@ -205,7 +201,6 @@ void exchange::impl::complete(link& l, inbound_message& m) {
     return;
   }
   ++count.responses_in;
-  request_latency.record(std::chrono::steady_clock::now() - w->sent);
   if (m.env.kind == envelope_kind::error)
     return fail_request(*w, error_of(peer, m.env.body));
   if (outcome == decoded::failed) {
@@ -222,7 +217,7 @@ void exchange::impl::answer_resolve(link& l, const envelope& in) {
   m.env.request_id = in.request_id;
   caf::strong_actor_ptr who;
   {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(exports_lock);
     if (auto* p = exports.published(text_of(in.body))) {
       who = p->handle;
       m.env.sender = p->id;
@@ -239,7 +234,7 @@ void exchange::impl::introduced(link& l, const envelope& in) {
   std::string to(in.body.begin(), in.body.end());
   bool ok = false;
   if (config::is_node_name(to) && to != params.node_name) {
-    std::lock_guard<std::mutex> guard(tables_lock);
+    std::lock_guard<std::mutex> guard(exports_lock);
     ok = exports.introduce(in.receiver, l.peer_name(), to);
   }
   if (!ok)
@@ -344,7 +339,7 @@ void exchange::closed(link& l, const std::string& reason, bool stopped) {
     impl_->handles.nodes().live(l.peer_name(), false);
   if (!l.peer_name().empty()) {
     {
-      std::lock_guard<std::mutex> guard(impl_->tables_lock);
+      std::lock_guard<std::mutex> guard(impl_->notes_lock);
       impl_->last_failure.note(l.peer_name(), reason);
     }
     std::lock_guard<std::mutex> guard(impl_->routes_lock);
