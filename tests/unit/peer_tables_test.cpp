@@ -1,6 +1,7 @@
-// The exchange's tables of peers, each alone: messages held for nodes
+// The exchange's tables of peers, each alone: routes, messages held for nodes
 // being dialed, the proxies per peer, node ids nobody could name.
 #include <riomesh/actors/peers/proxy_census.hpp>
+#include <riomesh/actors/peers/route_table.hpp>
 #include <riomesh/actors/peers/route_waits.hpp>
 #include <riomesh/actors/peers/unresolvable_nodes.hpp>
 
@@ -9,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 
 using namespace riomesh::actors;
@@ -88,4 +90,41 @@ TEST_CASE("unresolvable nodes: remembered, the oldest forgotten past the bound")
   CHECK(u.contains(key(2)));
   CHECK(u.contains(key(4)));
   CHECK(u.size() == 3);
+}
+
+TEST_CASE("route table: a newer link keeps its route when an older one ends") {
+  route_table<int> routes;  // any link type will do
+  auto first = std::make_shared<int>(0), second = std::make_shared<int>(0);
+  CHECK_FALSE(routes.find("node-b"));
+  CHECK(routes.set_first("node-b", first));
+  CHECK_FALSE(routes.set_first("node-b", second));  // two links met: the first routes
+  CHECK(routes.find("node-b") == first);
+  routes.set("node-b", second);  // the node actor chose the other
+  routes.ended("node-b", first.get(), "replaced");
+  CHECK(routes.find("node-b") == second);  // the older one's end leaves it
+  CHECK(routes.last_end("node-b") == std::optional<std::string>("replaced"));
+  routes.ended("node-b", second.get(), "peer reset the connection");
+  CHECK_FALSE(routes.find("node-b"));
+  CHECK(routes.last_end("node-b") == std::optional<std::string>("peer reset the connection"));
+  CHECK_FALSE(routes.last_end("node-c"));
+  routes.set("node-c", first);
+  routes.set("node-c", nullptr);
+  CHECK_FALSE(routes.find("node-c"));
+}
+
+TEST_CASE("route table: congested until drained, and what was noted outlives the routes") {
+  route_table<int> routes;  // any link type will do
+  auto l = std::make_shared<int>(0);
+  routes.set("node-b", l);
+  CHECK_FALSE(routes.is_congested("node-b"));
+  routes.congested("node-b");
+  CHECK(routes.is_congested("node-b"));
+  CHECK_FALSE(routes.is_congested("node-c"));
+  routes.drained("node-b");
+  CHECK_FALSE(routes.is_congested("node-b"));
+  routes.ended("node-c", nullptr, "refused");
+  routes.clear();
+  CHECK_FALSE(routes.find("node-b"));
+  CHECK(l.use_count() == 1);  // let go of
+  CHECK(routes.last_end("node-c") == std::optional<std::string>("refused"));
 }

@@ -71,15 +71,9 @@ void exchange::run_actors_on(io_loop& loop, const io_executor_limits& limits) {
 }
 
 void exchange::route(const std::string& peer, std::shared_ptr<link> l) {
-  {
-    std::lock_guard<std::mutex> guard(impl_->routes_lock);
-    if (!l) {
-      impl_->routes.erase(peer);
-      return;
-    }
-    impl_->routes[peer] = l;
-  }
-  impl_->route_ready(peer, l);
+  impl_->routes.set(peer, l);
+  if (l)
+    impl_->route_ready(peer, l);
 }
 
 std::shared_ptr<link> exchange::route_to(const std::string& peer) const {
@@ -87,9 +81,7 @@ std::shared_ptr<link> exchange::route_to(const std::string& peer) const {
 }
 
 std::shared_ptr<link> exchange::impl::route_to(const std::string& peer) const {
-  std::lock_guard<std::mutex> guard(routes_lock);
-  auto it = routes.find(peer);
-  return it == routes.end() ? nullptr : it->second;
+  return routes.find(peer);
 }
 
 // ---- outbound ------------------------------------------------------------------
@@ -118,10 +110,8 @@ void exchange::impl::undeliverable(const std::string& peer, std::uint64_t wait,
                                    const caf::strong_actor_ptr& sender, caf::message_id mid,
                                    const caf::strong_actor_ptr& proxy, caf::error why) {
   ++count.undeliverable;
-  if (is(why, errc::congested)) {
-    std::lock_guard<std::mutex> guard(notes_lock);
-    congested_peers.insert(peer);
-  }
+  if (is(why, errc::congested))
+    routes.congested(peer);
   if (mid.is_request()) {
     // It waits in the table: whoever takes it first answers.
     if (auto w = requests.take(peer, wait))
@@ -147,8 +137,7 @@ void exchange::impl::fail_request(const request_wait& w, caf::error why) {
 }
 
 caf::error exchange::impl::not_connected(const std::string& peer) const {
-  std::lock_guard<std::mutex> guard(notes_lock);
-  auto* why = last_failure.of(peer);
+  auto why = routes.last_end(peer);
   return make_error(errc::not_connected, "node '" + peer + "'" + (why ? ": " + *why : ""));
 }
 
@@ -224,13 +213,7 @@ void exchange::impl::hand_over(const std::string& peer, const encoded_message& e
 }
 
 bool exchange::impl::send_control(const std::string& peer, envelope&& e) {
-  std::shared_ptr<link> l;
-  {
-    std::lock_guard<std::mutex> guard(routes_lock);
-    auto it = routes.find(peer);
-    if (it != routes.end())
-      l = it->second;
-  }
+  auto l = routes.find(peer);
   if (!l)
     return false;
   outbound_message m;
@@ -447,10 +430,7 @@ void exchange::lose_peer(const std::string& peer, const caf::error& why) {
     std::lock_guard<std::mutex> guard(x.exports_lock);
     released = x.exports.forget_peer(peer);
   }
-  {
-    std::lock_guard<std::mutex> guard(x.notes_lock);
-    x.congested_peers.erase(peer);
-  }
+  x.routes.drained(peer);
   for (auto& r : released)  // no connected peer knows them: findable no more
     x.sys.registry().erase(r->id());
   x.handles.lose(peer, why);
@@ -476,13 +456,11 @@ void exchange::unreachable(const std::string& peer, const caf::error& why) {
 }
 
 bool exchange::congested(const std::string& peer) const {
-  std::lock_guard<std::mutex> guard(impl_->notes_lock);
-  return impl_->congested_peers.count(peer) > 0;
+  return impl_->routes.is_congested(peer);
 }
 
 void exchange::drained(const std::string& peer) {
-  std::lock_guard<std::mutex> guard(impl_->notes_lock);
-  impl_->congested_peers.erase(peer);
+  impl_->routes.drained(peer);
 }
 
 void exchange::clear() {
@@ -497,10 +475,7 @@ void exchange::clear() {
   // While the actor system runs: killing a proxy tells its monitors.
   impl_->handles.clear();
   impl_->awaiting_route.clear();
-  {
-    std::lock_guard<std::mutex> guard(impl_->routes_lock);
-    impl_->routes.clear();
-  }
+  impl_->routes.clear();
   impl_->node = nullptr;
   impl_->directory = nullptr;
   // The I/O thread has stopped: what it had yet to run goes to the workers.

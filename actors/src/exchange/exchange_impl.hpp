@@ -12,7 +12,7 @@
 #include <riomesh/actors/io/io_executor.hpp>
 #include <riomesh/actors/peers/handle_table.hpp>
 #include <riomesh/actors/peers/held_inbound.hpp>
-#include <riomesh/actors/peers/recent_reasons.hpp>
+#include <riomesh/actors/peers/route_table.hpp>
 #include <riomesh/actors/peers/route_waits.hpp>
 #include <riomesh/actors/reach/export_table.hpp>
 #include <riomesh/actors/reach/handle_scan.hpp>
@@ -122,8 +122,8 @@ struct exchange::impl final : grant_port {
   std::weak_ptr<impl> shared_self;
   std::weak_ptr<exchange> owner;
 
-  mutable std::mutex routes_lock;
-  std::map<std::string, std::shared_ptr<link>> routes;
+  // Which link carries each peer; why its last ended; congestion.
+  route_table<link> routes;
 
   // Which actor of which node a handle names: node ids, proxies
   // (handle_table.hpp). Its node table lists this node's own first.
@@ -150,12 +150,6 @@ struct exchange::impl final : grant_port {
   mutable std::mutex exports_lock;
   export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
   std::map<std::uint64_t, member_guard> guards;
-
-  // What the exchange noted of peers: whose links refused a message as
-  // congested (until drained), and why each peer's link last ended.
-  mutable std::mutex notes_lock;
-  std::set<std::string> congested_peers;
-  recent_reasons last_failure;
 
   struct atomic_counters {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},

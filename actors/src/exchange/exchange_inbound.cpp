@@ -320,12 +320,8 @@ void exchange::established(link& l) {
     return l.drop("its CAF node id is another node's");
   }
   learned_.insert(l.id());
-  bool first = false;
-  {
-    std::lock_guard<std::mutex> guard(impl_->routes_lock);
-    first = impl_->routes.emplace(l.peer_name(), l.shared_from_this()).second;
-  }
-  if (first)  // what waited for a node being dialed goes now
+  // What waited for a node being dialed goes now.
+  if (impl_->routes.set_first(l.peer_name(), l.shared_from_this()))
     impl_->route_ready(l.peer_name(), l.shared_from_this());
   impl_->tell(impl_->node, connected_atom::value, l.shared_from_this());
 }
@@ -337,16 +333,8 @@ void exchange::writable(link& l) {
 void exchange::closed(link& l, const std::string& reason, bool stopped) {
   if (learned_.erase(l.id()))
     impl_->handles.nodes().live(l.peer_name(), false);
-  if (!l.peer_name().empty()) {
-    {
-      std::lock_guard<std::mutex> guard(impl_->notes_lock);
-      impl_->last_failure.note(l.peer_name(), reason);
-    }
-    std::lock_guard<std::mutex> guard(impl_->routes_lock);
-    auto it = impl_->routes.find(l.peer_name());
-    if (it != impl_->routes.end() && it->second.get() == &l)
-      impl_->routes.erase(it);
-  }
+  if (!l.peer_name().empty())
+    impl_->routes.ended(l.peer_name(), &l, reason);
   impl_->held.drop(l.id());    // what waited on it goes with it
   impl_->lent.link_closed(l);  // their maps went with the connection
   impl_->holding.link_closed(l, reason);
