@@ -119,12 +119,16 @@ TEST_CASE("handle table: a node the sender could not name either is unresolvable
   CHECK(met.unresolvable() == "ab000000..#9");
 }
 
-TEST_CASE("handle table: a handle of this node, or a null one, is never a proxy") {
+// CAF finds a handle of the system's own node id itself; a node id the
+// table has under this node's name (another incarnation's) or a null
+// handle must not become a proxy either.
+TEST_CASE("handle table: a handle under this node's own name, or a null one, is never a proxy") {
   fixture f;
   decode_scope met;
-  CHECK_FALSE(f.read_handle(identity(1), 5));  // our own id, yet no local actor 5
+  CHECK_FALSE(f.read_handle(identity(1), 5));
   CHECK_FALSE(f.table->make_proxy(node_id_of(identity(1)), 0));
   CHECK(f.made.empty());
+  CHECK(f.table->size() == 0);
 }
 
 TEST_CASE("handle table: a peer's proxies stop at the bound") {
@@ -151,6 +155,7 @@ TEST_CASE("handle table: killed one by one, and all of a lost peer's at once") {
   CHECK(f.kills[2].empty());
   f.table->kill("node-b", 1, caf::make_error(caf::sec::runtime_error, "again"));  // gone: no-op
   CHECK(f.kills[1].find("again") == std::string::npos);
+  CHECK(f.table->size() == 2);  // counted off once
   f.table->lose("node-b", caf::make_error(caf::sec::runtime_error, "node-b lost"));
   CHECK(f.kills[2].find("node-b lost") != std::string::npos);
   CHECK(f.kills[3].empty());  // node-c's stays

@@ -418,7 +418,7 @@ void exchange::tell_link(const std::string& peer, std::uint64_t remote_id,
   m.env.sender = linker->id();
   // Called with both actors locked (CAF links in a critical section):
   // nothing here may lock an actor. The peer's proxy of `linker` asks us
-  // to watch it (make_proxy's watch), which exports it.
+  // to watch it (new_proxy's watch), which exports it.
   x.send_or_wait(peer, std::move(m));
 }
 

@@ -1,11 +1,12 @@
 // Actor handles across nodes. A handle is written as CAF writes one: the
 // actor's id and its node's id (this node's, kept by CAF's actor registry
 // for a local actor; the remote node's, for a proxy). Read back, a handle of
-// another node becomes the exchange's proxy of that actor (make_proxy),
-// whose node is found by its id in the node table; a node nobody told us of
-// yet is asked of the peer the handle came from (node query), and what that
-// peer sent waits meanwhile, in order. A new proxy tells its actor's node
-// to keep the actor alive for us and say when it exits (watch).
+// another node becomes the exchange's proxy of that actor (the handle table
+// finds it, new_proxy makes it), its node found by its id in the node
+// table; a node nobody told us of yet is asked of the peer the handle came
+// from (node query), and what that peer sent waits meanwhile, in order. A
+// new proxy tells its actor's node to keep the actor alive for us and say
+// when it exits (watch).
 #include "exchange_impl.hpp"
 
 #include <riomesh/actors/exchange/remote_proxy.hpp>

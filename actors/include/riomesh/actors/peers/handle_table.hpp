@@ -6,9 +6,9 @@
 // A node id nobody named yet is noted for the decode running on this
 // thread (decode_scope), so that what carried it waits for the sender to
 // name that node; one the sender could not name either is refused.
-// Any thread: decoders make proxies, the I/O thread and the node's
-// events end them. The proxies themselves (and what a new one tells its
-// node) are the maker's, so the table knows nothing of links.
+// Proxies are looked up and ended from any thread; decodes, which make
+// them and note what they could not name, run on the I/O thread. The proxies themselves (and what a
+// new one tells its node) are the maker's, so the table knows nothing of links.
 #pragma once
 
 #include <riomesh/actors/peers/node_identity.hpp>

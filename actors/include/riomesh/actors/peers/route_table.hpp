@@ -26,11 +26,19 @@ class route_table {
   }
   // `l` carries `peer` from now on (null: nothing does).
   void set(const std::string& peer, std::shared_ptr<Link> l) {
+    std::shared_ptr<Link> gone;  // let go of outside the lock
     std::lock_guard<std::mutex> guard(lock_);
-    if (l)
-      routes_[peer] = std::move(l);
-    else
-      routes_.erase(peer);
+    auto it = routes_.find(peer);
+    if (it != routes_.end())
+      gone = std::move(it->second);
+    if (!l) {
+      if (it != routes_.end())
+        routes_.erase(it);
+    } else if (it != routes_.end()) {
+      it->second = std::move(l);
+    } else {
+      routes_.emplace(peer, std::move(l));
+    }
   }
   // `l` carries `peer` unless a link does already; true if `l` does now.
   bool set_first(const std::string& peer, std::shared_ptr<Link> l) {
