@@ -82,12 +82,19 @@ struct rsocket_round {
   // the node shows elsewhere (rshutdown's wait for its completions, or
   // rdma_cm).
   bool in_kernel_mr_cleanup() const {
+    auto frames = kernel_stack();
+    // __rxe_cleanup is the wait itself, whichever object it frees (the
+    // region, or the queue pair that still references it).
+    return frames.find("rxe_dereg_mr") != std::string::npos ||
+           frames.find("__rxe_cleanup") != std::string::npos;
+  }
+  // Its thread's kernel stack, one frame after another: where it waits.
+  std::string kernel_stack() const {
     std::ifstream stack("/proc/self/task/" + std::to_string(thread.load()) + "/stack");
-    std::string line;
+    std::string line, out;
     while (std::getline(stack, line))
-      if (line.find("rxe_dereg_mr") != std::string::npos)
-        return true;
-    return false;
+      out += (out.empty() ? "" : " < ") + line.substr(line.find(']') + 2);
+    return out.empty() ? "(no kernel stack)" : out;
   }
 
   std::string text() const {
@@ -344,7 +351,7 @@ TEST_CASE("flood on rdma: half-open requests, silent clients, garbage, wrong sec
     CHECK_MESSAGE(back(r), "it did not come back within 2 minutes");
   }
   for (auto& r : stuck_on_us)
-    MESSAGE("a stuck rsocket client, ", r->text());
+    MESSAGE("a stuck rsocket client, ", r->text(), "; in the kernel: ", r->kernel_stack());
   CHECK_MESSAGE(stuck_on_us.empty(), stuck_on_us.size(), " of ",
                 rsockets_blocking.load() + rsockets_cut_off.load(),
                 " rsocket clients did not get through connecting and closing within 5 s");

@@ -1,11 +1,14 @@
 // The directory's bookkeeping without actors: who waits on which peer,
 // and which local actors peers may address.
+#include <riomesh/actors/reach/export_registry.hpp>
 #include <riomesh/actors/reach/export_table.hpp>
 #include <riomesh/actors/requests/pending_table.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
 
 using namespace riomesh::actors;
 
@@ -229,4 +232,52 @@ TEST_CASE("node table: bounded, and what is pinned or live stays") {
   t.live("live", false);
   CHECK(t.learn("learned-3", id(5), {}));  // now "live" is the oldest that may go
   CHECK_FALSE(t.by_name("live"));
+}
+
+namespace {
+using registry = export_registry<strong, weak, std::string>;  // a guard: any value
+}  // namespace
+
+TEST_CASE("export registry: a delivery finds its target and guard, only for a peer given it") {
+  registry r;
+  auto worker = std::make_shared<int>(7), sender = std::make_shared<int>(9);
+  r.publish("worker", 1, worker, worker, "iface");
+  r.guard(1, "members: ping only");
+  auto [to_worker, guard] = r.target(1, "node-b");  // published: every member
+  CHECK((to_worker.lock() == worker));
+  CHECK(guard == "members: ping only");
+  CHECK(r.target(2, "node-b").first.expired());                     // nobody was given actor 2
+  CHECK(r.learn(2, sender, "node-b", sender, access::reach));       // first export: watch it
+  CHECK_FALSE(r.learn(2, sender, "node-c", sender, access::link));  // watched already
+  CHECK((r.target(2, "node-b").first.lock() == sender));
+  CHECK(r.target(2, "node-b").second.empty());   // no guard
+  CHECK(r.target(2, "node-d").first.expired());  // d was given nothing
+  auto [a, found] = r.reach(2, "node-c");
+  CHECK(a == access::link);
+  CHECK((found.lock() == sender));
+  CHECK(r.reach(2, "node-d").first == access::none);
+  CHECK(r.reach(2, "node-d").second.expired());
+  CHECK(r.exported() == 2);
+  CHECK(r.published_count() == 1);
+  CHECK(r.published_names() ==
+        std::vector<std::pair<std::string, std::string>>{{"worker", "iface"}});
+}
+
+TEST_CASE("export registry: an exit names who to tell and takes the guard; clear lets go") {
+  registry r;
+  auto worker = std::make_shared<int>(7);
+  r.publish("worker", 1, worker, worker, "iface");
+  r.guard(1, "g");
+  r.learn(1, worker, "node-b", worker, access::link);
+  CHECK(r.introduce(1, "node-b", "node-c"));  // b was handed it
+  CHECK_FALSE(r.introduce(1, "node-d", "node-c"));
+  CHECK(r.exited(1) == std::set<std::string>{"node-b"});
+  CHECK(r.target(1, "node-b").second.empty());  // its guard went with it
+  auto other = std::make_shared<int>(8);
+  r.learn(5, other, "node-b", other, access::reach);
+  auto held = other.use_count();
+  auto ids = r.clear();
+  CHECK(std::find(ids.begin(), ids.end(), 5) != ids.end());
+  CHECK(other.use_count() == held - 1);  // let go of
+  CHECK(r.exported() == 0);
 }

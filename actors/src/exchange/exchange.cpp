@@ -151,14 +151,7 @@ void exchange::impl::keep_findable(const caf::strong_actor_ptr& who) {
 
 void exchange::impl::export_to(const caf::strong_actor_ptr& who, const std::string& peer,
                                access a) {
-  bool watch = false;
-  {
-    std::lock_guard<std::mutex> guard(exports_lock);
-    watch = exports.learn(who->id(), caf::actor_cast<caf::weak_actor_ptr>(who), peer, who, a);
-    if (watch)
-      exports.watched(who->id());
-  }
-  if (!watch)
+  if (!exports.learn(who->id(), caf::actor_cast<caf::weak_actor_ptr>(who), peer, who, a))
     return;
   keep_findable(who);
   // Its exit tells the peers that know it, from the thread it exits on.
@@ -171,12 +164,7 @@ void exchange::impl::export_to(const caf::strong_actor_ptr& who, const std::stri
 }
 
 void exchange::impl::exported_exit(std::uint64_t id, const caf::error& reason) {
-  std::set<std::string> peers;
-  {
-    std::lock_guard<std::mutex> guard(exports_lock);
-    peers = exports.exited(id);
-    guards.erase(id);
-  }
+  auto peers = exports.exited(id);
   auto text = sys.render(reason);
   for (const auto& peer : peers) {
     envelope e;
@@ -358,12 +346,8 @@ bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who
                        std::string interface) {
   if (!who)
     return false;
-  {
-    std::lock_guard<std::mutex> guard(impl_->exports_lock);
-    impl_->exports.publish(name, who->id(), who, caf::actor_cast<caf::weak_actor_ptr>(who),
-                           std::move(interface));
-    impl_->exports.watched(who->id());
-  }
+  impl_->exports.publish(name, who->id(), who, caf::actor_cast<caf::weak_actor_ptr>(who),
+                         std::move(interface));
   impl_->keep_findable(who);
   std::weak_ptr<impl> me = impl_->shared_self;
   auto id = who->id();
@@ -377,25 +361,20 @@ bool exchange::publish(const std::string& name, const caf::strong_actor_ptr& who
 void exchange::guard(const caf::strong_actor_ptr& who, member_guard g) {
   if (!who)
     return;
-  std::lock_guard<std::mutex> guard(impl_->exports_lock);
-  impl_->guards[who->id()] = std::move(g);
+  impl_->exports.guard(who->id(), std::move(g));
 }
 
 bool exchange::unpublish(const std::string& name) {
   std::uint64_t unkept = 0;
-  {
-    std::lock_guard<std::mutex> guard(impl_->exports_lock);
-    if (!impl_->exports.unpublish(name, unkept))
-      return false;
-  }
+  if (!impl_->exports.unpublish(name, unkept))
+    return false;
   if (unkept != 0)
     impl_->sys.registry().erase(unkept);
   return true;
 }
 
 caf::strong_actor_ptr exchange::published(const std::string& name, std::string* interface) const {
-  std::lock_guard<std::mutex> guard(impl_->exports_lock);
-  auto* p = impl_->exports.published(name);
+  auto p = impl_->exports.published(name);
   if (!p)
     return nullptr;
   if (interface)
@@ -425,11 +404,7 @@ void exchange::tell_link(const std::string& peer, std::uint64_t remote_id,
 void exchange::lose_peer(const std::string& peer, const caf::error& why) {
   auto& x = *impl_;
   auto waits = x.requests.take_all(peer);
-  std::vector<caf::strong_actor_ptr> released;  // let go of outside the lock
-  {
-    std::lock_guard<std::mutex> guard(x.exports_lock);
-    released = x.exports.forget_peer(peer);
-  }
+  auto released = x.exports.forget_peer(peer);  // let go of outside its lock
   x.routes.drained(peer);
   for (auto& r : released)  // no connected peer knows them: findable no more
     x.sys.registry().erase(r->id());
@@ -464,13 +439,9 @@ void exchange::drained(const std::string& peer) {
 }
 
 void exchange::clear() {
-  decltype(impl_->exports) exports;
-  {
-    std::lock_guard<std::mutex> guard(impl_->exports_lock);
-    std::swap(exports, impl_->exports);
-  }
+  auto exported = impl_->exports.clear();
   auto waits = impl_->requests.take_all();  // let go of last: their requesters are going
-  for (auto id : exports.ids())             // what peers knew, findable until now
+  for (auto id : exported)                  // what peers knew, findable until now
     impl_->sys.registry().erase(id);
   // While the actor system runs: killing a proxy tells its monitors.
   impl_->handles.clear();
@@ -484,12 +455,7 @@ void exchange::clear() {
 }
 
 std::vector<std::pair<std::string, std::string>> exchange::published_names() const {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::lock_guard<std::mutex> guard(impl_->exports_lock);
-  for (const auto& name : impl_->exports.names())
-    if (auto* p = impl_->exports.published(name))
-      out.emplace_back(name, p->interface);
-  return out;
+  return impl_->exports.published_names();
 }
 
 std::size_t exchange::proxies() const {
@@ -541,9 +507,8 @@ node_counters exchange::counters() const {
     out.io_spins = l.busy_polls;
   }
   out.proxies = proxies();
-  std::lock_guard<std::mutex> guard(impl_->exports_lock);
   out.exported = impl_->exports.exported();
-  out.published = impl_->exports.names().size();
+  out.published = impl_->exports.published_count();
   return out;
 }
 

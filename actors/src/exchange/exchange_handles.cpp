@@ -53,15 +53,8 @@ bool exchange::impl::learn_peer(link& l) {
 // the peer is connected, and the peer hears when it exits (at once if it
 // has, or never was).
 void exchange::impl::watched(link& l, const envelope& in) {
-  caf::strong_actor_ptr who;
-  auto a = access::none;
-  {
-    std::lock_guard<std::mutex> guard(exports_lock);
-    a = exports.access_of(in.receiver, l.peer_name());
-    if (a != access::none)
-      who = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
-  }
-  if (who) {
+  auto [a, found] = exports.reach(in.receiver, l.peer_name());
+  if (auto who = caf::actor_cast<caf::strong_actor_ptr>(found)) {
     export_to(who, l.peer_name(), a);
     return;
   }
@@ -78,14 +71,8 @@ void exchange::impl::watched(link& l, const envelope& in) {
 // one's exit reaches the other node as a down, which kills its proxy, and
 // the link carries that exit on, as a link between local actors would.
 void exchange::impl::linked(link& l, const envelope& in, bool establish) {
-  caf::strong_actor_ptr target;
-  auto a = access::none;
-  {
-    std::lock_guard<std::mutex> guard(exports_lock);
-    a = exports.access_of(in.receiver, l.peer_name());
-    if (a != access::none)
-      target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(in.receiver));
-  }
+  auto [a, found] = exports.reach(in.receiver, l.peer_name());
+  auto target = caf::actor_cast<caf::strong_actor_ptr>(found);
   // A link lets the peer's actor's exit end ours: only an actor handed to
   // the peer (its handle sent to it) takes one. Reaching it by name, or
   // hearing from it, is not enough.

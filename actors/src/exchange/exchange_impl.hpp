@@ -14,7 +14,7 @@
 #include <riomesh/actors/peers/held_inbound.hpp>
 #include <riomesh/actors/peers/route_table.hpp>
 #include <riomesh/actors/peers/route_waits.hpp>
-#include <riomesh/actors/reach/export_table.hpp>
+#include <riomesh/actors/reach/export_registry.hpp>
 #include <riomesh/actors/reach/handle_scan.hpp>
 #include <riomesh/actors/requests/request_table.hpp>
 #include <riomesh/errc.hpp>
@@ -146,10 +146,8 @@ struct exchange::impl final : grant_port {
   request_table requests;
 
   // What peers may reach here, and the guards of published actors that
-  // answer members some messages only, by id.
-  mutable std::mutex exports_lock;
-  export_table<caf::strong_actor_ptr, caf::weak_actor_ptr> exports;
-  std::map<std::uint64_t, member_guard> guards;
+  // answer members some messages only (its own lock).
+  export_registry<caf::strong_actor_ptr, caf::weak_actor_ptr, member_guard> exports;
 
   struct atomic_counters {
     std::atomic<std::uint64_t> messages_out{0}, messages_in{0}, requests_out{0}, responses_in{0},

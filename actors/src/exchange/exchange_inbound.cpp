@@ -131,14 +131,8 @@ void exchange::impl::deliver(link& l, inbound_message& m) {
   if (request && (env.request_id == 0 || env.request_id > pending_table<int>::max_id))
     return refuse(l, env, errc::decode_failure,
                   "request id " + std::to_string(env.request_id) + " out of range");
-  caf::strong_actor_ptr target;
-  member_guard guard_of;  // few actors have one: copied only for them
-  {
-    std::lock_guard<std::mutex> guard(exports_lock);
-    target = caf::actor_cast<caf::strong_actor_ptr>(exports.find(env.receiver, peer));
-    if (auto g = guards.find(env.receiver); g != guards.end())
-      guard_of = g->second;
-  }
+  auto [reached, guard_of] = exports.target(env.receiver, peer);
+  auto target = caf::actor_cast<caf::strong_actor_ptr>(reached);
   // An actor this peer was never given is refused as one that does not
   // exist: ids say nothing of what else lives here.
   if (!target)
@@ -216,13 +210,10 @@ void exchange::impl::answer_resolve(link& l, const envelope& in) {
   m.env.kind = envelope_kind::resolved;
   m.env.request_id = in.request_id;
   caf::strong_actor_ptr who;
-  {
-    std::lock_guard<std::mutex> guard(exports_lock);
-    if (auto* p = exports.published(text_of(in.body))) {
-      who = p->handle;
-      m.env.sender = p->id;
-      m.env.body.assign(p->interface.begin(), p->interface.end());
-    }
+  if (auto p = exports.published(text_of(in.body))) {
+    who = p->handle;
+    m.env.sender = p->id;
+    m.env.body.assign(p->interface.begin(), p->interface.end());
   }
   if (who)
     export_to(who, l.peer_name(), access::reach);
@@ -233,10 +224,8 @@ void exchange::impl::answer_resolve(link& l, const envelope& in) {
 void exchange::impl::introduced(link& l, const envelope& in) {
   std::string to(in.body.begin(), in.body.end());
   bool ok = false;
-  if (config::is_node_name(to) && to != params.node_name) {
-    std::lock_guard<std::mutex> guard(exports_lock);
+  if (config::is_node_name(to) && to != params.node_name)
     ok = exports.introduce(in.receiver, l.peer_name(), to);
-  }
   if (!ok)
     refuse(l, in, errc::refused,
            "an introduction of actor " + std::to_string(in.receiver) + " to '" +
