@@ -263,7 +263,7 @@ TEST_CASE("export registry: a delivery finds its target and guard, only for a pe
         std::vector<std::pair<std::string, std::string>>{{"worker", "iface"}});
 }
 
-TEST_CASE("export registry: an exit names who to tell and takes the guard; clear lets go") {
+TEST_CASE("export registry: an exit names who to tell and takes the guard, and clear lets go") {
   registry r;
   auto worker = std::make_shared<int>(7);
   r.publish("worker", 1, worker, worker, "iface");
