@@ -12,6 +12,9 @@
 #include <caf/binary_serializer.hpp>
 #include <caf/mailbox_element.hpp>
 
+#include <optional>
+#include <set>
+
 namespace riomesh::actors {
 
 exchange::exchange(caf::actor_system& sys, exchange_params p)

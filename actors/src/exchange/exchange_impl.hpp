@@ -29,11 +29,6 @@
 #include <caf/weak_intrusive_ptr.hpp>
 
 #include <atomic>
-#include <deque>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <set>
 #include <vector>
 
 namespace riomesh::actors {

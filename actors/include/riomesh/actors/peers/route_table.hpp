@@ -29,16 +29,16 @@ class route_table {
     std::shared_ptr<Link> gone;  // let go of outside the lock
     std::lock_guard<std::mutex> guard(lock_);
     auto it = routes_.find(peer);
-    if (it != routes_.end())
-      gone = std::move(it->second);
-    if (!l) {
-      if (it != routes_.end())
-        routes_.erase(it);
-    } else if (it != routes_.end()) {
-      it->second = std::move(l);
-    } else {
-      routes_.emplace(peer, std::move(l));
+    if (it == routes_.end()) {
+      if (l)
+        routes_.emplace(peer, std::move(l));
+      return;
     }
+    gone = std::move(it->second);
+    if (l)
+      it->second = std::move(l);
+    else
+      routes_.erase(it);
   }
   // `l` carries `peer` unless a link does already; true if `l` does now.
   bool set_first(const std::string& peer, std::shared_ptr<Link> l) {
