@@ -110,7 +110,7 @@ bool io_loop::run_round_work() {
     bool ran = false;
     for (auto& work : round_work_)
       ran = work() || ran;
-    ran = send_taken(clock::now()) || ran;
+    ran = (!taken_by_.empty() && send_taken(clock::now())) || ran;  // a clock read only if needed
     if (!ran)
       break;
     any = true;

@@ -49,9 +49,10 @@ class channel_progress {
   // a peer whose process hangs while its NIC answers is not noticed: it
   // keeps its session until it dies).
   virtual void keep_alive_within(std::chrono::nanoseconds /*silence*/) {}
-  // Whether events wait that wait_fd() will not signal: uncorking (tcp: its
-  // write) can finish iowrites, whose iowrite_done the owner must take in
-  // before it sleeps. (rdma: none; its completions are polled.)
+  // Whether events wait to be taken: those wait_fd() will not signal
+  // (uncorking, tcp's write, can finish iowrites, whose iowrite_done the
+  // owner must take in before it sleeps), and those a send raised, which
+  // the owner takes in another round before it leaves the channel.
   virtual bool has_events() const { return false; }
 };
 

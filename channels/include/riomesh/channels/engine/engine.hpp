@@ -102,6 +102,7 @@ class engine {
   // Appends pending work / events to `out`; true if there were any.
   bool take_work(std::vector<work>& out);
   bool take_events(std::vector<event>& out);
+  bool has_events() const { return !events_.empty(); }
 
   bool connected() const { return phase_ == phase::connected; }
   bool closed() const { return phase_ == phase::disconnected || phase_ == phase::failed; }

@@ -116,6 +116,7 @@ class rdma_channel final : public channel, public one_sided_access, public memor
   bool polls_without_syscalls() const override { return true; }
   void on_progress_thread() override;
   bool take_events(std::vector<event>& out) override;
+  bool has_events() const override { return eng_->has_events(); }
 
   bool closed() const override { return eng_->closed(); }
   bool failed() const override { return eng_->failed(); }
