@@ -1,6 +1,7 @@
 #include <riomesh/buffer_inspect.hpp>
 #include <riomesh/message_codec.hpp>
 #include <riomesh/message_signatures.hpp>
+#include <riomesh/signature_prefixes.hpp>
 
 #include <caf/actor_system.hpp>
 #include <caf/binary_deserializer.hpp>
@@ -123,8 +124,27 @@ caf::error load_buffer(caf::deserializer& f, buffer& x) {
 
 }  // namespace detail
 
+namespace {
+
+// As msg.save(sink), from a kept prefix where there is one.
+caf::error save_message(const caf::message& msg, caf::serializer& sink,
+                        detail::signature_prefixes* prefixes) {
+  const auto* prefix = prefixes ? prefixes->find(msg) : nullptr;
+  if (!prefix)
+    return msg.save(sink);
+  if (auto err = sink.apply_raw(prefix->size(), const_cast<unsigned char*>(prefix->data())))
+    return err;
+  for (std::size_t i = 0; i < msg.size(); ++i)
+    if (auto err = msg.save(i, sink))
+      return err;
+  return sink.end_object();
+}
+
+}  // namespace
+
 bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t eager_threshold,
-                    encoded_message& out, std::string& error, caf::execution_unit* context) {
+                    encoded_message& out, std::string& error, caf::execution_unit* context,
+                    detail::signature_prefixes* prefixes) {
   detail::codec_context ctx;
   ctx.threshold = eager_threshold;
   ctx.placed_out = &out.placed;
@@ -155,7 +175,7 @@ bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t
   caf::serializer_impl<bytes_type> sink{context ? context : sys.dummy_execution_unit(), bytes};
   // msg.save, not sink(msg): the latter drops the error of an unregistered
   // type and writes nothing (caf-0.17.md §4).
-  if (auto err = msg.save(sink)) {
+  if (auto err = save_message(msg, sink, prefixes)) {
     error = "cannot encode " + to_string(msg) + ": " + sys.render(err);
     out.placed.clear();
     out.opaque.clear();

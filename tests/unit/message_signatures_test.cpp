@@ -162,3 +162,30 @@ TEST_CASE_FIXTURE(systems, "signatures: a peer cannot grow the table past its bo
   CHECK(signatures.size() == sigs::max_signatures);
   check(u64s(*sys, 2), 2);
 }
+
+TEST_CASE_FIXTURE(systems, "signatures: a start cut anywhere or lying fails as with CAF's loader") {
+  detail::message_signatures signatures{*sys};
+  // 30 elements: a name of 153 bytes, whose length takes two bytes.
+  for (std::size_t n : {std::size_t{1}, std::size_t{30}}) {
+    auto whole = u64s(*sys, n);
+    caf::message m;
+    std::string fast, slow;
+    for (std::size_t size = 0; size < whole.size(); ++size) {
+      CAPTURE(n);
+      CAPTURE(size);
+      std::vector<unsigned char> cut(whole.begin(), whole.begin() + size);
+      CHECK_FALSE(decode(*sys, cut, m, fast, &signatures));
+      CHECK_FALSE(decode(*sys, cut, m, slow, nullptr));
+      CHECK(fast == slow);
+    }
+    REQUIRE(decode(*sys, whole, m, fast, &signatures));
+    CHECK(m.size() == n);
+    // A name longer than what follows it.
+    auto lying = whole;
+    lying[2] = 0x7f;
+    CHECK_FALSE(decode(*sys, lying, m, fast, &signatures));
+    CHECK_FALSE(decode(*sys, lying, m, slow, nullptr));
+    CHECK(fast == slow);
+  }
+  CHECK(signatures.size() == 2);
+}

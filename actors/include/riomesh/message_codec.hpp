@@ -18,7 +18,8 @@
 namespace riomesh {
 namespace detail {
 class message_signatures;
-}
+class signature_prefixes;
+}  // namespace detail
 
 struct encoded_message {
   std::vector<unsigned char> body;
@@ -32,9 +33,12 @@ struct encoded_message {
 // False with `error` set (the message names the type that failed).
 // `context`: what CAF's serializer runs in; it decides how actor handles
 // are written (null: the system's own, which knows no other node).
+// `prefixes`, if given, writes known signatures without CAF's lookups by
+// name (signature_prefixes.hpp; the same bytes).
 bool encode_message(caf::actor_system& sys, const caf::message& msg, std::size_t eager_threshold,
                     encoded_message& out, std::string& error,
-                    caf::execution_unit* context = nullptr);
+                    caf::execution_unit* context = nullptr,
+                    detail::signature_prefixes* prefixes = nullptr);
 
 // `placed(i)` is the buffer for descriptor i < `placed_count`, a view of
 // where its bytes landed. `copied`, if given, gets the buffer bytes that

@@ -8,8 +8,10 @@
 // thousand instructions for an 8-byte message. A message_signatures keeps,
 // per signature, a default value of each element's type, and a message's
 // elements are copies of those, loaded from the bytes: the values CAF's
-// loader would make (its factory's defaults). What it does not know is
-// CAF's loader's, so errors read as CAF's.
+// loader would make (its factory's defaults). The object's start (its
+// name) is read in place, where this CAF writes it as expected (checked
+// once, against CAF's own bytes), and looked up by a view of it. What it
+// does not know is CAF's loader's, so errors read as CAF's.
 //
 // One per actor system (its types), used by one thread at a time: the
 // exchange's, on the I/O thread. Bounded: a peer names the signatures,

@@ -266,7 +266,7 @@ void exchange::forward(const std::string& peer, std::uint64_t remote_id,
   encoded_message enc;
   std::string error;
   if (!encode_message(x.sys, what.move_content_to_message(), x.params.eager_threshold, enc, error,
-                      x.handles.codec()))
+                      x.handles.codec(), &x.prefixes))
     return x.undeliverable(peer, wait, sender, mid, proxy,
                            make_error(errc::encode_failure, "to node '" + peer + "': " + error));
   x.hand_over(peer, enc);

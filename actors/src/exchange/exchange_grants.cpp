@@ -24,7 +24,8 @@ void exchange::impl::carry_then(link& l, grant_request& r, outbound_message& m, 
     return;
   encoded_message enc;
   std::string error;
-  if (!encode_message(sys, w.then, params.eager_threshold, enc, error, handles.codec()) ||
+  if (!encode_message(sys, w.then, params.eager_threshold, enc, error, handles.codec(),
+                      &prefixes) ||
       !enc.placed.empty())
     return;  // sent the ordinary way, which reports what fails
   auto size =

@@ -20,6 +20,7 @@
 #include <riomesh/errc.hpp>
 #include <riomesh/message_codec.hpp>
 #include <riomesh/message_signatures.hpp>
+#include <riomesh/signature_prefixes.hpp>
 
 #include <caf/actor.hpp>
 #include <caf/actor_control_block.hpp>
@@ -125,6 +126,8 @@ struct exchange::impl final : grant_port {
   handle_table handles;
   // The I/O thread's: what decoding learned of message signatures.
   detail::message_signatures signatures{sys};
+  // Every sender's: the signatures' bytes encoding writes.
+  detail::signature_prefixes prefixes{sys};
   // Finds the actor handles in what this node sends (hand_over).
   handle_scan scanner{std::vector<unsigned char>{}};
   // Messages for nodes being dialed, until their link is up.

@@ -33,11 +33,13 @@ class send_queue {
     items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(head_ + pos), std::move(x));
   }
   void pop_front() {
-    items_[head_] = T{};  // what it holds goes now, not when overwritten
-    if (++head_ == items_.size()) {
+    if (head_ + 1 == items_.size()) {  // the last: destroyed, not first emptied
       items_.clear();
       head_ = 0;
-    } else if (head_ >= compact_from && head_ * 2 >= items_.size()) {
+      return;
+    }
+    items_[head_++] = T{};  // what it holds goes now, not when overwritten
+    if (head_ >= compact_from && head_ * 2 >= items_.size()) {
       // Mostly taken: the rest to the front, in one move each.
       items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;

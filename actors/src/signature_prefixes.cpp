@@ -1,0 +1,107 @@
+#include <riomesh/signature_prefixes.hpp>
+
+#include <caf/actor_system.hpp>
+#include <caf/message.hpp>
+#include <caf/serializer_impl.hpp>
+#include <caf/uniform_type_info_map.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace riomesh::detail {
+
+struct signature_prefixes::entry {
+  std::vector<caf::rtti_pair> types;
+  std::vector<unsigned char> prefix;
+
+  bool matches(const caf::message& msg) const {
+    if (types.size() != msg.size())
+      return false;
+    for (std::size_t i = 0; i < types.size(); ++i)
+      if (types[i] != msg.type(i))
+        return false;
+    return true;
+  }
+};
+
+namespace {
+
+std::size_t hash_of(const caf::message& msg) {
+  std::size_t h = msg.size();
+  for (std::size_t i = 0; i < msg.size(); ++i) {
+    auto t = msg.type(i);
+    h = h * 1000003u ^ t.first ^ std::hash<const void*>{}(t.second);
+  }
+  return h;
+}
+
+}  // namespace
+
+signature_prefixes::signature_prefixes(caf::actor_system& sys) : sys_(sys) {}
+
+signature_prefixes::~signature_prefixes() {
+  for (auto& s : slots_)
+    delete s.load(std::memory_order_relaxed);
+}
+
+const std::vector<unsigned char>* signature_prefixes::find(const caf::message& msg) {
+  if (msg.empty() || msg.size() > max_elements)
+    return nullptr;
+  const entry* made = nullptr;
+  for (std::size_t i = hash_of(msg) % slot_count, probes = 0; probes < slot_count;
+       i = (i + 1) % slot_count, ++probes) {
+    auto* e = slots_[i].load(std::memory_order_acquire);
+    if (e == nullptr) {
+      if (made == nullptr && (made = make(msg)) == nullptr)
+        return nullptr;
+      // Another thread may fill the slot first: then look at what it put.
+      if (slots_[i].compare_exchange_strong(e, made, std::memory_order_acq_rel))
+        return &made->prefix;
+    }
+    if (e->matches(msg)) {
+      if (made != nullptr) {
+        delete made;
+        kept_.fetch_sub(1, std::memory_order_relaxed);
+      }
+      return &e->prefix;
+    }
+  }
+  // Never: there are twice as many slots as signatures kept.
+  if (made != nullptr) {
+    delete made;
+    kept_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return nullptr;
+}
+
+// What CAF's message::save names the object, written by CAF's serializer;
+// null where CAF's save has to run (to report an unknown type) or the
+// table is full.
+const signature_prefixes::entry* signature_prefixes::make(const caf::message& msg) {
+  auto& types = sys_.types();
+  std::string name = "@<>";
+  auto e = std::make_unique<entry>();
+  for (std::size_t i = 0; i < msg.size(); ++i) {
+    auto t = msg.type(i);
+    const auto& portable = types.portable_name(t);
+    if (portable == types.default_type_name())
+      return nullptr;
+    name += '+';
+    name += portable;
+    e->types.push_back(t);
+  }
+  if (kept_.fetch_add(1, std::memory_order_relaxed) >= max_signatures) {
+    kept_.fetch_sub(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  caf::serializer_impl<std::vector<unsigned char>> sink{sys_.dummy_execution_unit(), e->prefix};
+  std::uint16_t zero = 0;
+  if (sink.begin_object(zero, name)) {
+    kept_.fetch_sub(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  return e.release();
+}
+
+}  // namespace riomesh::detail
