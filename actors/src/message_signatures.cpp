@@ -105,6 +105,10 @@ std::size_t message_signatures::size() const {
   return known_->defaults.size();
 }
 
+bool message_signatures::reads_in_place() const {
+  return known_->in_place;
+}
+
 caf::error message_signatures::load(caf::execution_unit* unit, const char* bytes, std::size_t size,
                                     caf::message& out, std::size_t& left) {
   auto by_caf = [&] {

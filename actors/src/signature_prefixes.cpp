@@ -79,6 +79,9 @@ const std::vector<unsigned char>* signature_prefixes::find(const caf::message& m
 // null where CAF's save has to run (to report an unknown type) or the
 // table is full.
 const signature_prefixes::entry* signature_prefixes::make(const caf::message& msg) {
+  // Full: no name built for nothing (CAF's save builds it again).
+  if (kept_.load(std::memory_order_relaxed) >= max_signatures)
+    return nullptr;
   auto& types = sys_.types();
   std::string name = "@<>";
   auto e = std::make_unique<entry>();

@@ -165,6 +165,7 @@ TEST_CASE_FIXTURE(systems, "signatures: a peer cannot grow the table past its bo
 
 TEST_CASE_FIXTURE(systems, "signatures: a start cut anywhere or lying fails as with CAF's loader") {
   detail::message_signatures signatures{*sys};
+  REQUIRE(signatures.reads_in_place());  // or this case tests CAF against itself
   // 30 elements: a name of 153 bytes, whose length takes two bytes.
   for (std::size_t n : {std::size_t{1}, std::size_t{30}}) {
     auto whole = u64s(*sys, n);
@@ -180,12 +181,18 @@ TEST_CASE_FIXTURE(systems, "signatures: a start cut anywhere or lying fails as w
     }
     REQUIRE(decode(*sys, whole, m, fast, &signatures));
     CHECK(m.size() == n);
-    // A name longer than what follows it.
-    auto lying = whole;
-    lying[2] = 0x7f;
-    CHECK_FALSE(decode(*sys, lying, m, fast, &signatures));
-    CHECK_FALSE(decode(*sys, lying, m, slow, nullptr));
-    CHECK(fast == slow);
+    // A name longer than what follows it (its last length group made
+    // large); a length in more groups than a 32-bit one takes; a type
+    // number where a name should be.
+    auto longer = whole, endless = whole, numbered = whole;
+    longer[n == 1 ? 2 : 3] = 0x7f;
+    endless.insert(endless.begin() + 2, 5, 0x80);
+    numbered[1] = 1;
+    for (const auto* lie : {&longer, &endless, &numbered}) {
+      CHECK_FALSE(decode(*sys, *lie, m, fast, &signatures));
+      CHECK_FALSE(decode(*sys, *lie, m, slow, nullptr));
+      CHECK(fast == slow);
+    }
   }
   CHECK(signatures.size() == 2);
 }

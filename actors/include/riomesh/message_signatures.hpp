@@ -46,6 +46,9 @@ class message_signatures {
                   std::size_t& left);
   // Signatures known.
   std::size_t size() const;
+  // Whether starts are read in place (this CAF writes them as expected);
+  // otherwise by CAF's deserializer.
+  bool reads_in_place() const;
 
  private:
   struct table;

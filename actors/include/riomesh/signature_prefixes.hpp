@@ -41,7 +41,9 @@ class signature_prefixes {
   // (its object's start), or null: `msg` is empty, too long, of a type
   // the system does not know, or of a signature there is no room for.
   const std::vector<unsigned char>* find(const caf::message& msg);
-  // Signatures kept.
+  // Signatures kept, and being made by threads that may find another's
+  // (so a race can see the table full a moment early: that message goes
+  // by CAF's save).
   std::size_t size() const { return kept_.load(std::memory_order_relaxed); }
 
  private:

@@ -362,16 +362,17 @@ bool link::core_round(clock::time_point now, bool& ended) {
 }
 
 // After a round that moved: whether another, with no new look at the
-// channel, would find nothing. The round read every byte there was, took
+// channel, would find nothing. The round read what the channel held, took
 // every event, pumped the core and sent until blocked or empty; what it
 // cannot have finished is what came in meanwhile: messages taken for the
-// core, events its sends raised, and sends its handlers queued or its
-// flush left. Those, and a phase change, go another round; a round that
-// only read and delivered does not (a sixth of a round trip's instructions
-// were that confirming round).
-bool link::settled() const {
+// core, events its sends raised, sends its handlers queued or its flush
+// left, and releases its pump held back behind output it then sent. Those,
+// and a phase change, go another round; a round that only read and
+// delivered does not (a sixth of a round trip's instructions were that
+// confirming round).
+bool link::settled(clock::time_point now) const {
   return taken_.empty() && !ch_->has_events() && core_ && core_->queue_depth() == 0 &&
-         core_->output().second == 0;
+         core_->output().second == 0 && !core_->releases_due(now);
 }
 
 bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
@@ -428,7 +429,7 @@ bool link::on_io(clock::time_point now, bool busy_poll, bool polled) {
     if (ended)
       return true;
     moved_any = moved_any || moved;
-    if (!moved || (before == current_phase() && settled()))
+    if (!moved || (before == current_phase() && settled(now)))
       break;
     // Its share of this wake is used up with work left: it goes again
     // after the others had theirs (nothing else may signal for it).

@@ -190,6 +190,9 @@ class connection_core {
   bool peer_stopped() const { return peer_stopped_; }
   counters stats() const;
   std::size_t queue_depth() const { return queue_.size(); }  // cheap: per message
+  // Released space is due to go back to the peer: a pump reports it once
+  // nothing else waits to be sent (report_releases).
+  bool releases_due(clock::time_point now) const { return !batch_.empty() && batch_.due(now); }
   // Nothing queued, nothing half sent, no iowrite or fetch in flight.
   // Nor a buffer lent and not yet fetched, or one of the peer's we fetch.
   bool idle() const {

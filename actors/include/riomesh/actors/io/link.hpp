@@ -182,7 +182,7 @@ class link : public std::enable_shared_from_this<link> {
   // One round of the core: true if anything moved; `ended` if the link
   // closed or started leaving.
   bool core_round(clock::time_point now, bool& ended);
-  bool settled() const;
+  bool settled(clock::time_point now) const;
   void after_draining(bool& moved, bool& ended);
   void leave(std::string reason);
   void close(const std::string& reason, bool stopped);
