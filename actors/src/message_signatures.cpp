@@ -5,10 +5,9 @@
 #include <caf/detail/dynamic_message_data.hpp>
 #include <caf/make_counted.hpp>
 #include <caf/message.hpp>
+#include <caf/serializer_impl.hpp>
 #include <caf/type_erased_value.hpp>
 #include <caf/uniform_type_info_map.hpp>
-
-#include <caf/serializer_impl.hpp>
 
 #include <algorithm>
 #include <functional>

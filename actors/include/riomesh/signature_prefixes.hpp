@@ -3,8 +3,9 @@
 //
 // CAF writes a message as an object named by its elements' type names
 // ("@<>+@u64+@str"): for every message it looks up each element's name,
-// builds that string and writes it, about 600 instructions of an 8-byte
-// message's encoding (counted under callgrind). A signature_prefixes keeps,
+// builds that string and writes it. Writing the kept bytes instead saved
+// about 370 of the 1,150 instructions that encoding an 8-byte message
+// took (counted under callgrind). A signature_prefixes keeps,
 // per list of element types, the bytes CAF's own serializer wrote for
 // that object's start; a message of those types is that prefix, then its
 // elements as CAF writes them. The bytes are CAF's, so every reader
