@@ -111,41 +111,18 @@ TEST_CASE("the table keeps at most max_signatures, and writes the rest as CAF do
   system_with_reading s;
   detail::signature_prefixes p{*s.sys};
   // 65 signatures: 1 to 8 elements of one of 8 types, and a byte vector.
+  const caf::message ones[] = {
+      caf::make_message(std::int8_t{1}),   caf::make_message(std::int16_t{1}),
+      caf::make_message(std::int32_t{1}),  caf::make_message(std::int64_t{1}),
+      caf::make_message(std::uint8_t{1}),  caf::make_message(std::uint16_t{1}),
+      caf::make_message(std::uint32_t{1}), caf::make_message(std::string{"s"})};
   std::vector<caf::message> msgs;
   for (std::size_t n = 1; n <= 8; ++n) {
     msgs.push_back(caf::make_message(std::vector<char>(n, 'a')));
-    for (int kind = 0; kind < 8; ++kind) {
+    for (const auto& one : ones) {
       caf::message m;
-      for (std::size_t i = 0; i < n; ++i) {
-        caf::message one;
-        switch (kind) {
-          case 0:
-            one = caf::make_message(std::int8_t{1});
-            break;
-          case 1:
-            one = caf::make_message(std::int16_t{1});
-            break;
-          case 2:
-            one = caf::make_message(std::int32_t{1});
-            break;
-          case 3:
-            one = caf::make_message(std::int64_t{1});
-            break;
-          case 4:
-            one = caf::make_message(std::uint8_t{1});
-            break;
-          case 5:
-            one = caf::make_message(std::uint16_t{1});
-            break;
-          case 6:
-            one = caf::make_message(std::uint32_t{1});
-            break;
-          default:
-            one = caf::make_message(std::string{"s"});
-            break;
-        }
+      for (std::size_t i = 0; i < n; ++i)
         m = m + one;
-      }
       msgs.push_back(m);
     }
   }

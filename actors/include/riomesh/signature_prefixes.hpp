@@ -48,9 +48,10 @@ class signature_prefixes {
   std::size_t size() const { return kept_.load(std::memory_order_relaxed); }
 
  private:
+  struct element_types;
   struct entry;
   static constexpr std::size_t slot_count = 2 * max_signatures;
-  const entry* make(const caf::message& msg);
+  const entry* make(const element_types& t);
 
   caf::actor_system& sys_;
   std::array<std::atomic<const entry*>, slot_count> slots_{};
